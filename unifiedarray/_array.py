@@ -1,0 +1,641 @@
+"""``UnifiedArray``: an Array API array on the lazy-sync buffer.
+
+An array is a buffer (:class:`~unifiedarray.UnifiedBuffer`) plus, for a
+view, the chain of basic indices that selects it from the buffer.  Its
+``device`` is the buffer's placement: every operation runs through the
+Array API namespace of that device ("compute follows data"), on that
+device's copy, which the buffer brings up to date first if it is stale.
+
+Views (basic slicing) share the buffer, so a write through any view is a
+write on the buffer and every other view sees it, on every backend: on NumPy
+and CuPy the view is a real view of the copy; on MLX, whose slices are
+copies, a write through a view is applied to the buffer's MLX copy through
+the same chain of indices.
+
+Example
+-------
+>>> import unifiedarray as xp
+>>> x = xp.arange(6.0)
+>>> v = x[1:4]
+>>> v[0] = 10.0
+>>> float(x[1])
+10.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from typing import Any, Optional, Sequence
+
+from ._buffer import UnifiedBuffer
+from ._devices import CPU, Device, DeviceLike
+from ._ledger import transfer
+from ._policy import choose_device
+from .backends import backend_for, backend_of_native
+
+__all__ = ["UnifiedArray"]
+
+_PY_SCALARS = (bool, int, float, complex)
+_BASIC_TYPES = (int, slice, type(Ellipsis), type(None))
+
+# Per-device compute namespaces, looked up on every operation.
+_NS: dict[Device, Any] = {}
+
+
+def namespace_for(dev: Device) -> Any:
+    ns = _NS.get(dev)
+    if ns is None:
+        ns = _NS[dev] = backend_for(dev).namespace(dev)
+    return ns
+
+
+def _dtype_of_native(native: Any, dev: Device) -> np.dtype:
+    if dev.kind == "mlx":
+        from .backends.mlx_backend import np_dtype
+
+        return np_dtype(native.dtype)
+    return native.dtype
+
+
+def _wrap(native: Any, dev: Device) -> "UnifiedArray":
+    """A new array owning ``native`` (already on ``dev``)."""
+    if dev == CPU:
+        if type(native) is not np.ndarray:
+            native = np.asarray(native)  # NumPy returns scalars for 0-d results
+        dtype = native.dtype
+    else:
+        dtype = _dtype_of_native(native, dev)
+    arr = object.__new__(UnifiedArray)
+    arr._buf = UnifiedBuffer._wrap(native, dev, dtype)
+    arr._key = None
+    arr._shape = tuple(native.shape)
+    arr._hostview = None
+    return arr
+
+
+def _wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
+    """Wrap whatever a backend function returned: arrays, tuples of arrays
+    (named tuples keep their type), or plain Python values."""
+    backend_native = _is_native(res, dev)
+    if backend_native:
+        if inputs and dev.kind != "mlx" and getattr(res, "base", None) is not None:
+            # NumPy and CuPy return views of inputs from reshape, permute_dims
+            # and friends.  Two buffers must never share memory unseen (a
+            # write to one would leave the other's device copies stale), so
+            # such a result gets memory of its own.
+            for inp in inputs:
+                if _is_native(inp, dev) and _may_share(res, inp, dev):
+                    res = res.copy()
+                    break
+        return _wrap(res, dev)
+    if isinstance(res, tuple):
+        items = [_wrap_result(r, dev, inputs) for r in res]
+        return type(res)(*items) if hasattr(res, "_fields") else tuple(items)
+    if isinstance(res, list):
+        return [_wrap_result(r, dev, inputs) for r in res]
+    if isinstance(res, np.generic):
+        return _wrap(np.asarray(res), CPU) if dev == CPU else res
+    return res
+
+
+def _is_native(obj: Any, dev: Device) -> bool:
+    if dev == CPU:
+        return isinstance(obj, (np.ndarray, np.generic))
+    return backend_for(dev).is_native(obj)
+
+
+def _may_share(a: Any, b: Any, dev: Device) -> bool:
+    if dev == CPU:
+        return np.may_share_memory(a, b)
+    import cupy
+
+    return cupy.may_share_memory(a, b)
+
+
+def _check_scalar(x: "UnifiedArray", value: Any, op: str) -> None:
+    """Python scalars in binary operations, as the 2024.12 standard allows:
+    ``bool`` with any array, ``int`` with numeric arrays, ``float`` with
+    floating arrays, ``complex`` with complex arrays.  Anything else would
+    change the array's dtype kind, so it is an error, not a silent cast."""
+    kind = x._buf._dtype.kind
+    t = type(value)
+    if t is bool or isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        if kind == "b":
+            raise TypeError(f"{op}: Python int {value!r} with a bool array; the Array API does not define this")
+        return
+    if isinstance(value, float):
+        if kind in "fc":
+            return
+    elif isinstance(value, complex):
+        if kind == "c":
+            return
+    else:
+        raise TypeError(f"{op}: expected an array or a Python scalar, got {type(value).__name__}")
+    raise TypeError(
+        f"{op}: Python {type(value).__name__} {value!r} with a {x._buf._dtype.name} array would change "
+        f"the dtype kind; convert with astype first"
+    )
+
+
+def native_on(x: "UnifiedArray", dev: Device, reason: str) -> Any:
+    """``x``'s data as a native array of ``dev``, its buffer synced first if
+    stale (a counted move).  For a view, the view's chain is applied."""
+    buf = x._buf
+    if dev in buf._valid:
+        base = buf._copies[dev]
+    else:
+        base = buf._acquire(dev, False, reason)
+    key = x._key
+    if key is None:
+        return base
+    if dev == CPU:
+        view = x._hostview
+        if view is None:
+            view = base
+            for k in key:
+                view = view[k]
+            x._hostview = view
+        return view
+    getitem = namespace_for(dev).getitem
+    for k in key:
+        base = getitem(base, k)
+    return base
+
+
+def _write(x: "UnifiedArray", key: Any, value: Any, reason: str) -> None:
+    """Write ``value`` (native on x's device, or a scalar) at ``key`` of x."""
+    buf = x._buf
+    dev = buf._placement
+    with buf._lock:
+        base = buf._acquire(dev, True, reason)
+        ns = namespace_for(dev)
+        chain = x._key
+        if chain is None:
+            ns.setitem(base, key, value)
+        elif dev == CPU or dev.kind == "cuda":
+            ns.setitem(native_on(x, dev, reason), key, value)  # a real view: writes reach the copy
+        else:
+            _write_chain(ns, base, chain, key, value)
+
+
+def _write_chain(ns: Any, arr: Any, chain: tuple, key: Any, value: Any) -> None:
+    """Write through a chain of views where slices are copies (MLX): take the
+    slice, write into it, and write the slice back, innermost first."""
+    if not chain:
+        ns.setitem(arr, key, value)
+        return
+    sub = ns.getitem(arr, chain[0])
+    _write_chain(ns, sub, chain[1:], key, value)
+    ns.setitem(arr, chain[0], sub)
+
+
+def _is_basic_key(key: Any) -> bool:
+    if type(key) is tuple:
+        return all(type(k) in _BASIC_TYPES for k in key)
+    return type(key) in _BASIC_TYPES
+
+
+def _view_key(key: Any) -> tuple:
+    """A basic index as a tuple that always gives a view (an index of only
+    integers gives NumPy a scalar; a trailing Ellipsis gives a 0-d view)."""
+    if type(key) is not tuple:
+        key = (key,)
+    if Ellipsis not in key:
+        key = key + (Ellipsis,)
+    return key
+
+
+def _basic_shape(shape: tuple[int, ...], key: tuple) -> tuple[int, ...]:
+    """The shape ``key`` selects from ``shape``, with NumPy's checks (an
+    ``IndexError`` for out-of-range integers, too many indices, two
+    ellipses), without touching any data."""
+    return np.broadcast_to(np.empty((), dtype=np.bool_), shape)[key].shape
+
+
+class UnifiedArray:
+    """An Array API array whose data lives in a lazily synchronised buffer.
+
+    Build arrays with the namespace functions (``xp.asarray``, ``xp.zeros``
+    ...), not with this class.
+
+    Example
+    -------
+    >>> import unifiedarray as xp
+    >>> a = xp.asarray([1.0, 2.0, 3.0])
+    >>> (a * 2).device
+    Device('cpu')
+    """
+
+    __slots__ = ("_buf", "_key", "_shape", "_hostview", "__weakref__")
+    __array_priority__ = 100
+
+    _buf: UnifiedBuffer
+    _key: Optional[tuple]
+    _shape: tuple[int, ...]
+    _hostview: Any
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("create arrays with unifiedarray.asarray, zeros, ... not UnifiedArray(...)")
+
+    @classmethod
+    def _from_buffer(cls, buf: UnifiedBuffer) -> "UnifiedArray":
+        arr = object.__new__(cls)
+        arr._buf = buf
+        arr._key = None
+        arr._shape = buf.shape
+        arr._hostview = None
+        return arr
+
+    # -- attributes ----------------------------------------------------------
+    @property
+    def dtype(self) -> np.dtype:
+        """The data type, a NumPy ``dtype`` object (``xp.float64 == np.dtype('float64')``)."""
+        return self._buf._dtype
+
+    @property
+    def device(self) -> Device:
+        """The device this array lives on; operations on it run there."""
+        return self._buf._placement
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self._buf._dtype.itemsize
+
+    @property
+    def T(self) -> "UnifiedArray":
+        """The transpose of a 2-D array."""
+        if self.ndim != 2:
+            raise ValueError(f"x.T requires a 2-D array (this one is {self.ndim}-D); use permute_dims or mT")
+        return dispatch("permute_dims", (self, (1, 0)), {})
+
+    @property
+    def mT(self) -> "UnifiedArray":
+        """The transpose of the last two axes."""
+        if self.ndim < 2:
+            raise ValueError("x.mT requires at least 2 dimensions")
+        return dispatch("matrix_transpose", (self,), {})
+
+    @property
+    def buffer(self) -> UnifiedBuffer:
+        """The buffer holding this array's data (shared with its views)."""
+        return self._buf
+
+    @property
+    def is_view(self) -> bool:
+        """Whether this array is a basic-index view of another's buffer."""
+        return self._key is not None
+
+    # -- conversion ----------------------------------------------------------
+    def _host(self, reason: str) -> np.ndarray:
+        return native_on(self, CPU, reason)
+
+    def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> "UnifiedArray":
+        """A copy of this array on ``device`` (this array itself if it is
+        already there).  An explicit move: allowed under every guard.
+
+        Example
+        -------
+        >>> import unifiedarray as xp
+        >>> xp.ones(2).to_device("cpu").device
+        Device('cpu')
+        """
+        dev = Device.parse(device)
+        here = self._buf._placement
+        if dev == here:
+            return self
+        backend = backend_for(dev)
+        backend.check_dtype(self.dtype, dev, "to_device")
+        buf = self._buf
+        if CPU in buf._valid or dev == CPU:
+            host = np.ascontiguousarray(native_on(self, CPU, "to_device") if CPU in buf._valid else self._pull_host())
+        else:
+            host = self._pull_host()
+        if dev == CPU:
+            return _wrap(np.array(host, copy=True), CPU)
+        with transfer("cpu", str(dev), host.nbytes, "to_device", explicit=True):
+            native = backend.upload(host, dev)
+        return _wrap(native, dev)
+
+    def _pull_host(self) -> np.ndarray:
+        """The data on the host by an explicit move (for ``to_device``)."""
+        buf = self._buf
+        buf._acquire(CPU, False, "to_device", explicit=True)
+        return native_on(self, CPU, "to_device")
+
+    def __array_namespace__(self, /, *, api_version: Optional[str] = None) -> Any:
+        if api_version is not None and api_version not in _API_VERSIONS:
+            raise ValueError(f"unsupported Array API version {api_version!r}; supported: {_API_VERSIONS}")
+        import unifiedarray
+
+        return unifiedarray
+
+    def _scalar(self, kind: str) -> Any:
+        if self._shape != ():
+            if self.size == 1 and kind == "__bool__":
+                pass
+            else:
+                raise ValueError(f"{kind} needs a 0-d array; this one has shape {self._shape}")
+        return self._host(f"UnifiedArray.{kind}").reshape(())[()]
+
+    def __bool__(self) -> bool:
+        return bool(self._scalar("__bool__"))
+
+    def __int__(self) -> int:
+        if self.dtype.kind == "c":
+            raise TypeError("int() of a complex array")
+        return int(self._scalar("__int__"))
+
+    def __float__(self) -> float:
+        if self.dtype.kind == "c":
+            raise TypeError("float() of a complex array")
+        return float(self._scalar("__float__"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("__complex__"))
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index, not {self.dtype.name}")
+        return int(self._scalar("__index__"))
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d array")
+        return self._shape[0]
+
+    def __repr__(self) -> str:
+        body = np.array2string(self._host("repr"), separator=", ", prefix="UnifiedArray(")
+        return f"UnifiedArray({body}, dtype={self.dtype.name}, device={str(self.device)!r})"
+
+    __str__ = __repr__
+
+    # -- indexing --------------------------------------------------------------
+    def __getitem__(self, key: Any) -> "UnifiedArray":
+        if _is_basic_key(key):
+            return self._view(key)
+        return dispatch("getitem", (self, key), {}, reason="UnifiedArray.__getitem__")
+
+    def _view(self, key: Any) -> "UnifiedArray":
+        key = _view_key(key)
+        buf = self._buf
+        out = object.__new__(UnifiedArray)
+        out._buf = buf
+        parent = self._key
+        out._key = key if parent is None else parent + (key,)
+        if buf._placement == CPU:
+            view = native_on(self, CPU, "UnifiedArray.__getitem__")[key]
+            out._hostview = view
+            out._shape = view.shape
+        else:
+            out._hostview = None
+            out._shape = _basic_shape(self._shape, key)
+        return out
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        dev = self._buf._placement
+        key = _unwrap_key(key, dev, self)
+        if type(value) is UnifiedArray:
+            promoted = np.promote_types(value.dtype, self.dtype)
+            if promoted != self.dtype:
+                raise TypeError(
+                    f"__setitem__: a {value.dtype.name} value into a {self.dtype.name} array would "
+                    f"change its dtype; convert with astype first"
+                )
+            value = native_on(value, dev, "UnifiedArray.__setitem__")
+        elif isinstance(value, _PY_SCALARS):
+            _check_scalar(self, value, "__setitem__")
+        else:
+            return self.__setitem__(key, _asarray_foreign(value, self))
+        _write(self, key, value, "UnifiedArray.__setitem__")
+
+    # -- DLPack and NumPy protocols live in _interop; see there. -------------
+
+
+def _asarray_foreign(value: Any, like: UnifiedArray) -> UnifiedArray:
+    from ._creation import asarray
+
+    return asarray(value)
+
+
+def _unwrap_key(key: Any, dev: Device, x: UnifiedArray) -> Any:
+    if type(key) is UnifiedArray:
+        return native_on(key, dev, "UnifiedArray indexing")
+    if type(key) is tuple:
+        return tuple(native_on(k, dev, "UnifiedArray indexing") if type(k) is UnifiedArray else k for k in key)
+    return key
+
+
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
+
+# -- dispatch ----------------------------------------------------------------------
+
+
+def _gather(obj: Any, found: list) -> None:
+    if type(obj) is UnifiedArray:
+        found.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            if type(o) is UnifiedArray:
+                found.append(o)
+
+
+def _unwrap(obj: Any, dev: Device, reason: str) -> Any:
+    if type(obj) is UnifiedArray:
+        return native_on(obj, dev, reason)
+    if isinstance(obj, (list, tuple)) and any(type(o) is UnifiedArray for o in obj):
+        return type(obj)(native_on(o, dev, reason) if type(o) is UnifiedArray else o for o in obj)
+    return obj
+
+
+def placement_of(arrays: Sequence[UnifiedArray]) -> Device:
+    """Where an operation on ``arrays`` runs (see :mod:`unifiedarray._policy`)."""
+    dev = arrays[0]._buf._placement
+    for a in arrays:
+        if a._buf._placement != dev:
+            return choose_device((a._buf._placement, a.nbytes) for a in arrays)
+    return dev
+
+
+def _resolve(ns: Any, path: str) -> Any:
+    obj = ns
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def dispatch(path: str, args: tuple, kwargs: dict, reason: Optional[str] = None, device: Optional[Device] = None) -> Any:
+    """Run the namespace function ``path`` (``"sum"``, ``"linalg.solve"``)
+    on the backend where its array arguments live; wrap what it returns.
+
+    A function the backend lacks runs on the host, its inputs and results
+    moved and counted ("host fallback"); a result dtype the backend cannot
+    hold stays an error that names backend, dtype and operation.
+    """
+    found: list[UnifiedArray] = []
+    for a in args:
+        _gather(a, found)
+    for a in kwargs.values():
+        _gather(a, found)
+    if device is None:
+        if found:
+            device = placement_of(found)
+        else:
+            from ._policy import get_default_device
+
+            device = get_default_device()
+    reason = reason or path
+    fn = _resolve(namespace_for(device), path)
+    if fn is None:
+        return _host_fallback(path, args, kwargs, device, reason)
+    nat_args = tuple(_unwrap(a, device, reason) for a in args)
+    nat_kwargs = {k: _unwrap(v, device, reason) for k, v in kwargs.items()}
+    with _device_context(device):
+        res = fn(*nat_args, **nat_kwargs)
+    return _wrap_result(res, device, nat_args)
+
+
+def _host_fallback(path: str, args: tuple, kwargs: dict, device: Device, reason: str) -> Any:
+    fn = _resolve(namespace_for(CPU), path)
+    if fn is None:
+        raise AttributeError(f"unifiedarray has no function {path!r}")
+    why = f"host fallback: {path}"
+    nat_args = tuple(_unwrap(a, CPU, why) for a in args)
+    nat_kwargs = {k: _unwrap(v, CPU, why) for k, v in kwargs.items()}
+    res = _wrap_result(fn(*nat_args, **nat_kwargs), CPU, nat_args)
+    return _send_back(res, device, why)
+
+
+def _send_back(res: Any, device: Device, reason: str) -> Any:
+    if type(res) is UnifiedArray:
+        backend = backend_for(device)
+        host = res._buf._copies[CPU]
+        backend.check_dtype(host.dtype, device, reason)
+        with transfer("cpu", str(device), host.nbytes, reason):
+            native = backend.upload(np.ascontiguousarray(host), device)
+        return _wrap(native, device)
+    if isinstance(res, tuple):
+        items = [_send_back(r, device, reason) for r in res]
+        return type(res)(*items) if hasattr(res, "_fields") else tuple(items)
+    if isinstance(res, list):
+        return [_send_back(r, device, reason) for r in res]
+    return res
+
+
+class _NullContext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+_NULL = _NullContext()
+
+
+def _device_context(dev: Device) -> Any:
+    if dev.kind == "cuda":
+        import cupy
+
+        return cupy.cuda.Device(dev.index)
+    return _NULL
+
+
+# -- operators, from one table ---------------------------------------------------
+
+_BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
+}  # fmt: skip
+_COMPARE = {
+    "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+    "eq": "equal", "ne": "not_equal",
+}  # fmt: skip
+_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
+
+
+def binary(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
+    """``x <op> y`` (or ``y <op> x``): the fast path shared by every operator
+    and by the binary elementwise functions."""
+    ty = type(y)
+    buf = x._buf
+    dev = buf._placement
+    if ty is UnifiedArray:
+        if y._buf._placement != dev:
+            dev = choose_device(((dev, x.nbytes), (y._buf._placement, y.nbytes)))
+        other = native_on(y, dev, name)
+    elif ty in _PY_SCALARS:
+        _check_scalar(x, y, name)
+        other = y
+    elif name == "matmul" or backend_of_native(y) is None and not hasattr(y, "__array__"):
+        return NotImplemented
+    else:
+        return binary(x, _asarray_foreign(y, x), name, reflected)
+    mine = native_on(x, dev, name) if (dev not in buf._valid or x._key is not None) else buf._copies[dev]
+    fn = getattr(namespace_for(dev), name)
+    res = fn(other, mine) if reflected else fn(mine, other)
+    return _wrap(res, dev)
+
+
+def _make_binary(name: str, reflected: bool) -> Any:
+    def op(self: UnifiedArray, other: Any) -> Any:
+        return binary(self, other, name, reflected)
+
+    return op
+
+
+def _make_inplace(name: str) -> Any:
+    def op(self: UnifiedArray, other: Any) -> UnifiedArray:
+        res = binary(self, other, name)
+        if res is NotImplemented:
+            return NotImplemented
+        if res.dtype != self.dtype:
+            raise TypeError(
+                f"in-place {name} would change the dtype of a {self.dtype.name} array to {res.dtype.name}"
+            )
+        if res.shape != self._shape:
+            raise ValueError(f"in-place {name} would change the shape {self._shape} to {res.shape}")
+        _write(self, Ellipsis, native_on(res, self._buf._placement, name), f"in-place {name}")
+        return self
+
+    return op
+
+
+def _make_unary(name: str) -> Any:
+    def op(self: UnifiedArray) -> UnifiedArray:
+        dev = self._buf._placement
+        return _wrap(getattr(namespace_for(dev), name)(native_on(self, dev, name)), dev)
+
+    return op
+
+
+for _dunder, _fname in _BINARY.items():
+    setattr(UnifiedArray, f"__{_dunder}__", _make_binary(_fname, False))
+    setattr(UnifiedArray, f"__r{_dunder}__", _make_binary(_fname, True))
+    setattr(UnifiedArray, f"__i{_dunder}__", _make_inplace(_fname))
+for _dunder, _fname in _COMPARE.items():
+    setattr(UnifiedArray, f"__{_dunder}__", _make_binary(_fname, False))
+for _dunder, _fname in _UNARY.items():
+    setattr(UnifiedArray, f"__{_dunder}__", _make_unary(_fname))
+UnifiedArray.__hash__ = None  # type: ignore[assignment]  # == is elementwise

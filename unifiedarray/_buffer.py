@@ -1,0 +1,482 @@
+"""The lazy-sync buffer: one logical array, a copy per memory space.
+
+A :class:`UnifiedBuffer` keeps at most one copy of its data per device (the
+host, each CUDA GPU, MLX) and the set of copies that are *valid*: that hold
+the current data.  The whole state machine is those two things:
+
+* a **read** of device D makes D valid, copying from a valid copy if D was
+  stale (a *move*, recorded in the transfer ledger); a read of a valid copy
+  moves nothing;
+* a **write** on D makes D the only valid copy;
+* a write that replaces all the data (``fill``, ``copy_from``) skips the
+  read: nothing stale is ever copied only to be overwritten.
+
+Writes are tracked without relying on the user: every public path that can
+write marks its copy.  A writable handle (``.host``, ``.device``, ``.mlx``,
+``.metal``) counts as a write when it is handed out, because the library
+cannot see what the caller does with it.  Such a handle is a *lease* that
+ends when another copy becomes valid:
+
+* host handles are then made read-only, so a late write through them raises
+  instead of going stale unnoticed;
+* MLX handles are detached (MLX's in-place ``a[i] = v`` rebinds only the
+  handle it is called on), so a late write cannot corrupt the buffer;
+* CUDA handles cannot be revoked (they are raw device memory): writes through
+  them after their lease are the case ``mark_device_dirty()`` exists for.
+
+Read paths (``to_numpy``, ``read``) hand out read-only views or use the copy
+internally and never mark anything.
+
+The public :attr:`UnifiedBuffer.state` summarises per-copy validity in the
+six states of the design documents; see ``docs/buffer.md``.
+
+Example
+-------
+>>> import numpy as np
+>>> from unifiedarray import UnifiedBuffer, BufferState
+>>> buf = UnifiedBuffer((4,), dtype=np.float32)
+>>> buf.state
+<BufferState.UNINITIALIZED: 'uninitialized'>
+>>> buf.host[:] = np.arange(4)
+>>> buf.state
+<BufferState.HOST_ONLY: 'host_only'>
+>>> buf.to_numpy()
+array([0., 1., 2., 3.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from enum import Enum
+from math import prod
+from typing import Any, Optional
+
+import numpy as np
+
+from ._devices import CPU, MLX, Device, DeviceLike
+from ._ledger import transfer
+from .backends import backend_for, backend_of_native
+
+__all__ = ["UnifiedBuffer", "BufferState"]
+
+
+class BufferState(Enum):
+    """Which copies of a buffer hold the current data.
+
+    Derived from per-copy validity (host versus every device copy):
+
+    ================  ===========================================================
+    UNINITIALIZED     no copy allocated yet
+    HOST_ONLY         the host copy is valid and no device copy exists
+    DEVICE_ONLY       a device copy is valid and no host copy exists
+    SYNCHRONIZED      every allocated copy is valid (at least two exist)
+    HOST_DIRTY        the host copy is valid, some device copy is stale
+    DEVICE_DIRTY      the host copy is stale: a device copy was written
+    ================  ===========================================================
+    """
+
+    UNINITIALIZED = "uninitialized"
+    HOST_ONLY = "host_only"
+    DEVICE_ONLY = "device_only"
+    SYNCHRONIZED = "synchronized"
+    HOST_DIRTY = "host_dirty"
+    DEVICE_DIRTY = "device_dirty"
+
+
+def _normalize_shape(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        out = tuple(int(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"shape must be an int or a tuple of ints, not {shape!r}") from None
+    if any(s < 0 for s in out):
+        raise ValueError(f"negative dimension in shape {out}")
+    return out
+
+
+class UnifiedBuffer:
+    """One array's data, with a lazily synchronised copy per memory space.
+
+    Parameters
+    ----------
+    shape, dtype:
+        As for ``numpy.empty``.  The dtype is kept exactly on every backend.
+    pinned:
+        Allocate the host copy in page-locked memory (CUDA only; elsewhere
+        the host copy is ordinary memory and :attr:`is_pinned` says so).
+    device:
+        The device this buffer belongs to: where :attr:`device` points and
+        where a ``UnifiedArray`` on this buffer computes.  ``None`` means the
+        host.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from unifiedarray import UnifiedBuffer
+    >>> buf = UnifiedBuffer((3,), dtype=np.float64)
+    >>> buf.fill(2.0)
+    >>> buf.to_numpy()
+    array([2., 2., 2.])
+    """
+
+    __slots__ = (
+        "_shape",
+        "_dtype",
+        "_pinned",
+        "_placement",
+        "_copies",
+        "_valid",
+        "_lock",
+        "_host_handles",
+        "_mlx_leased",
+        "_released",
+        "__weakref__",
+    )
+
+    def __init__(
+        self,
+        shape: Any,
+        dtype: Any = np.float32,
+        *,
+        pinned: bool = False,
+        device: Optional[DeviceLike] = None,
+    ) -> None:
+        self._shape = _normalize_shape(shape)
+        self._dtype = np.dtype(dtype)
+        self._pinned = bool(pinned)
+        self._placement = CPU if device is None else Device.parse(device)
+        backend_for(self._placement).check_dtype(self._dtype, self._placement, "UnifiedBuffer")
+        self._copies: dict[Device, Any] = {}
+        self._valid: frozenset[Device] = frozenset()
+        self._lock = threading.RLock()
+        self._host_handles: list[weakref.ref] = []
+        self._mlx_leased = False
+        self._released = False
+
+    @classmethod
+    def _wrap(cls, native: Any, device: Device, dtype: np.dtype) -> "UnifiedBuffer":
+        """A buffer that adopts ``native`` (already on ``device``) as its only
+        copy.  The caller guarantees nothing else aliases ``native``."""
+        self = object.__new__(cls)
+        self._shape = tuple(native.shape)
+        self._dtype = dtype
+        self._pinned = False
+        self._placement = device
+        self._copies = {device: native}
+        self._valid = frozenset((device,))
+        self._lock = threading.RLock()
+        self._host_handles = []
+        self._mlx_leased = False
+        self._released = False
+        return self
+
+    # -- facts -------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def nbytes(self) -> int:
+        return prod(self._shape) * self._dtype.itemsize
+
+    @property
+    def pinned(self) -> bool:
+        """Whether page-locked host memory was asked for."""
+        return self._pinned
+
+    @property
+    def is_pinned(self) -> bool:
+        """Whether the host copy really is page-locked (needs CUDA)."""
+        host = self._copies.get(CPU)
+        if host is None or not self._pinned:
+            return False
+        from .backends import _registry
+
+        return _registry()["cuda"].available
+
+    @property
+    def placement(self) -> Device:
+        """The device this buffer belongs to (see ``device=``)."""
+        return self._placement
+
+    @property
+    def valid_devices(self) -> frozenset[Device]:
+        """The devices whose copies hold the current data."""
+        return self._valid
+
+    @property
+    def allocated_devices(self) -> frozenset[Device]:
+        """The devices that have a copy, valid or stale."""
+        return frozenset(self._copies)
+
+    @property
+    def state(self) -> BufferState:
+        """The six-state summary of per-copy validity (see :class:`BufferState`)."""
+        with self._lock:
+            copies, valid = self._copies, self._valid
+            if not copies:
+                return BufferState.UNINITIALIZED
+            has_host = CPU in copies
+            devices = [d for d in copies if d != CPU]
+            if not has_host:
+                return BufferState.DEVICE_ONLY
+            if CPU not in valid:
+                return BufferState.DEVICE_DIRTY
+            if not devices:
+                return BufferState.HOST_ONLY
+            if len(valid) == len(copies):
+                return BufferState.SYNCHRONIZED
+            return BufferState.HOST_DIRTY
+
+    # -- the state machine --------------------------------------------------
+    def _check_alive(self) -> None:
+        if self._released:
+            raise RuntimeError(
+                "this buffer was released to its memory pool; acquire a new one "
+                "instead of using it after release()"
+            )
+
+    def _acquire(self, dev: Device, write: bool, reason: str, explicit: bool = False, overwrite: bool = False) -> Any:
+        """The copy on ``dev``, made valid; with ``write``, the only valid one.
+
+        ``overwrite`` says the caller replaces all the data, so a stale copy
+        needs no move first.  Runs under the buffer's lock, so concurrent
+        readers never move a copy twice.
+        """
+        with self._lock:
+            self._check_alive()
+            if dev not in self._valid:
+                if not self._copies or overwrite:
+                    if dev not in self._copies:
+                        self._copies[dev] = backend_for(dev).zeros(self._shape, self._dtype, dev, self._pinned)
+                    self._set_valid(frozenset((dev,)) if overwrite or not self._valid else self._valid | {dev})
+                else:
+                    self._move_to(dev, reason, explicit)
+            if write and self._valid != frozenset((dev,)):
+                self._set_valid(frozenset((dev,)))
+            return self._copies[dev]
+
+    def _move_to(self, dev: Device, reason: str, explicit: bool) -> None:
+        """Make the stale copy on ``dev`` valid, counting every move."""
+        backend = backend_for(dev)
+        backend.check_dtype(self._dtype, dev, reason)
+        nbytes = self.nbytes
+        if CPU not in self._valid:
+            # Device to host first: every path between memory spaces goes
+            # through the host, where every backend can meet every other.
+            source = next(iter(self._valid))
+            host = self._copies.get(CPU)
+            if host is None:
+                host = backend_for(CPU).zeros(self._shape, self._dtype, CPU, self._pinned)
+            with transfer(str(source), "cpu", nbytes, reason, explicit):
+                backend_for(source).download(self._copies[source], host)
+            self._copies[CPU] = host
+            self._set_valid(self._valid | {CPU})
+        if dev != CPU:
+            with transfer("cpu", str(dev), nbytes, reason, explicit):
+                self._copies[dev] = backend.upload(self._copies[CPU], dev, into=self._copies.get(dev))
+            self._set_valid(self._valid | {dev})
+
+    def _set_valid(self, valid: frozenset[Device]) -> None:
+        # Any change of the valid set ends the leases handed out so far: a
+        # handle written after this point would be written unseen.
+        if self._host_handles:
+            for ref in self._host_handles:
+                view = ref()
+                if view is not None:
+                    view.flags.writeable = False
+            self._host_handles.clear()
+        if self._mlx_leased:
+            self._copies[MLX] = backend_for(MLX).detach(self._copies[MLX])  # type: ignore[attr-defined]
+            self._mlx_leased = False
+        self._valid = valid
+
+    def _lease(self, dev: Device, reason: str) -> Any:
+        """A writable handle on ``dev``'s copy, counted as a write."""
+        with self._lock:
+            native = self._acquire(dev, True, reason)
+            if dev == CPU:
+                view = native.view()
+                self._host_handles.append(weakref.ref(view))
+                return view
+            if dev == MLX:
+                self._mlx_leased = True
+            return native
+
+    def read(self, device: DeviceLike = CPU) -> Any:
+        """The current data on ``device``, for reading: syncs a stale copy,
+        marks nothing.  On the host the result is a read-only view.
+
+        Example
+        -------
+        >>> from unifiedarray import UnifiedBuffer
+        >>> b = UnifiedBuffer((2,)); b.fill(1)
+        >>> b.read("cpu").flags.writeable
+        False
+        """
+        dev = Device.parse(device)
+        native = self._acquire(dev, False, "UnifiedBuffer.read")
+        if dev == CPU:
+            view = native.view()
+            view.flags.writeable = False
+            return view
+        return native
+
+    # -- documented properties -----------------------------------------------
+    @property
+    def host(self) -> np.ndarray:
+        """A writable NumPy view of the host copy (synced first if stale).
+
+        Handing it out counts as a host write: the device copies become stale.
+        The view stays writable until another copy is next made valid; after
+        that it is read-only (take ``buf.host`` again to write again).  To
+        read without marking anything, use :meth:`to_numpy`.
+        """
+        return self._lease(CPU, "UnifiedBuffer.host")
+
+    def _accelerator(self) -> Device:
+        if self._placement != CPU:
+            return self._placement
+        from .backends import _registry
+
+        cuda = _registry()["cuda"]
+        return cuda.devices()[0] if cuda.available else CPU
+
+    @property
+    def device(self) -> Any:
+        """A writable handle on the accelerator copy (synced first if stale).
+
+        The accelerator is this buffer's ``device=`` if one was given, else
+        the first CUDA GPU; on a machine without CUDA it is the host, and this
+        is the same NumPy data as :attr:`host`.  Handing it out counts as a
+        write on that copy.
+        """
+        return self._lease(self._accelerator(), "UnifiedBuffer.device")
+
+    @property
+    def mlx(self) -> Any:
+        """A writable MLX array holding this buffer's data (synced first if
+        stale); counts as an MLX write.  Works wherever MLX is installed."""
+        return self._lease(MLX, "UnifiedBuffer.mlx")
+
+    @property
+    def metal(self) -> Any:
+        """The MLX copy where MLX runs on Apple Metal; elsewhere a
+        ``RuntimeError`` saying why (use :attr:`mlx` there)."""
+        from .backends import _registry
+
+        reason = _registry()["mlx"].metal_reason  # type: ignore[attr-defined]
+        if reason is not None:
+            raise RuntimeError(f"UnifiedBuffer.metal: {reason}")
+        return self._lease(MLX, "UnifiedBuffer.metal")
+
+    # -- documented methods ----------------------------------------------------
+    def sync_to_device(self, device: Optional[DeviceLike] = None) -> None:
+        """Make the accelerator copy (or ``device``'s) current; an explicit
+        move, allowed under every transfer guard.  Marks nothing dirty."""
+        dev = self._accelerator() if device is None else Device.parse(device)
+        self._acquire(dev, False, "sync_to_device", explicit=True)
+
+    def sync_to_host(self) -> None:
+        """Make the host copy current; an explicit move.  Marks nothing dirty."""
+        self._acquire(CPU, False, "sync_to_host", explicit=True)
+
+    def _mark(self, dev: Device) -> None:
+        with self._lock:
+            self._check_alive()
+            if dev not in self._copies:
+                raise RuntimeError(f"mark_*_dirty: this buffer has no copy on {dev} to mark")
+            self._set_valid(frozenset((dev,)))
+
+    def mark_host_dirty(self) -> None:
+        """Declare the host copy written by code the library cannot see
+        (a raw pointer, a C extension): it becomes the only valid copy."""
+        self._mark(CPU)
+
+    def mark_device_dirty(self) -> None:
+        """Declare the accelerator copy written by an outside kernel."""
+        self._mark(self._accelerator())
+
+    def mark_mlx_dirty(self) -> None:
+        """Declare the MLX copy written outside the library."""
+        self._mark(MLX)
+
+    mark_metal_dirty = mark_mlx_dirty
+
+    def fill(self, value: Any) -> None:
+        """Set every element to ``value``, on the copy that is current (no
+        move: the old data is not needed).
+
+        Example
+        -------
+        >>> from unifiedarray import UnifiedBuffer
+        >>> b = UnifiedBuffer((2,), dtype="int32"); b.fill(7); b.to_numpy()
+        array([7, 7], dtype=int32)
+        """
+        with self._lock:
+            dev = self._placement if not self._valid else (CPU if CPU in self._valid else next(iter(self._valid)))
+            native = self._acquire(dev, True, "UnifiedBuffer.fill", overwrite=True)
+            if dev == CPU or dev.kind == "cuda":
+                native.fill(value)
+            else:
+                native[...] = value
+
+    def copy_from(self, array: Any) -> None:
+        """Replace the data with ``array`` (same shape; cast to this dtype
+        under ``same_kind`` rules).  A NumPy or CuPy or MLX array is copied
+        into the copy on its own memory space: one copy, no detour.
+
+        Example
+        -------
+        >>> import numpy as np
+        >>> from unifiedarray import UnifiedBuffer
+        >>> b = UnifiedBuffer((3,)); b.copy_from(np.arange(3)); b.to_numpy()
+        array([0., 1., 2.], dtype=float32)
+        """
+        backend = backend_of_native(array)
+        if backend is None or backend.name == "numpy":
+            src = np.asarray(array)
+            self._check_copy(src.shape, src.dtype)
+            host = self._acquire(CPU, True, "UnifiedBuffer.copy_from", overwrite=True)
+            np.copyto(host, src, casting="same_kind")
+            return
+        dev = backend.device_of(array)
+        self._check_copy(tuple(array.shape), _native_dtype(backend, array))
+        with self._lock:
+            native = self._acquire(dev, True, "UnifiedBuffer.copy_from", overwrite=True)
+            if backend.name == "mlx":
+                src = array if _native_dtype(backend, array) == self._dtype else array.astype(native.dtype)
+                native[...] = src
+            else:
+                native[...] = array
+
+    def _check_copy(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        if tuple(shape) != self._shape:
+            raise ValueError(f"copy_from: shape {tuple(shape)} does not match buffer shape {self._shape}")
+        if not np.can_cast(dtype, self._dtype, casting="same_kind"):
+            raise TypeError(f"copy_from: cannot cast {dtype} to buffer dtype {self._dtype} without loss of kind")
+
+    def to_numpy(self) -> np.ndarray:
+        """The data on the host as a read-only NumPy view (synced first if
+        stale; marks nothing).  Use ``.copy()`` for an array you own."""
+        return self.read(CPU)
+
+    def __repr__(self) -> str:
+        return (
+            f"UnifiedBuffer(shape={self._shape}, dtype={self._dtype.name}, placement={self._placement}, "
+            f"state={self.state.name}, valid={sorted(self._valid)})"
+        )
+
+
+def _native_dtype(backend: Any, array: Any) -> np.dtype:
+    if backend.name == "mlx":
+        from .backends.mlx_backend import np_dtype
+
+        return np_dtype(array.dtype)
+    return np.dtype(array.dtype)

@@ -1,0 +1,345 @@
+"""Creation functions (Array API chapter "Creation Functions").
+
+Placement: an explicit ``device=`` wins, then the device of an input array
+(``*_like``, ``tril``/``triu``, ``meshgrid``), then the default device
+(:mod:`unifiedarray._policy`).
+
+Default dtypes are decided here, once, and passed to every backend
+explicitly, so that ``zeros(3)`` is float64 on every device (MLX would pick
+float32 on its own).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, Optional
+
+import numpy as np
+
+from ._array import UnifiedArray, _wrap, _wrap_result, _device_context, dispatch, native_on, namespace_for
+from ._devices import CPU, Device, DeviceLike
+from ._ledger import transfer
+from ._policy import get_default_device
+from .backends import backend_for, backend_of_native
+
+__all__ = [
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
+    "linspace", "meshgrid", "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+]  # fmt: skip
+
+
+def _device(device: Optional[DeviceLike], like: Optional[UnifiedArray] = None) -> Device:
+    if device is not None:
+        dev = Device.parse(device)
+        backend_for(dev)
+        return dev
+    if like is not None:
+        return like.device
+    return get_default_device()
+
+
+def default_float(dev: Device) -> np.dtype:
+    return np.dtype(np.float64)
+
+
+def default_complex(dev: Device) -> np.dtype:
+    # MLX holds no complex128: its default complex dtype is complex64, as
+    # __array_namespace_info__().default_dtypes(device="mlx") says.
+    return np.dtype(np.complex64 if dev.kind == "mlx" else np.complex128)
+
+
+def _dtype_or(dtype: Any, default: np.dtype) -> np.dtype:
+    return default if dtype is None else _as_dtype(dtype)
+
+
+def _as_dtype(dtype: Any) -> np.dtype:
+    if isinstance(dtype, np.dtype):
+        return dtype
+    if dtype in (builtins.bool, builtins.int, builtins.float, builtins.complex):
+        raise TypeError(f"use an Array API dtype such as unifiedarray.float64, not the Python type {dtype.__name__}")
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{dtype!r} is not a dtype") from None
+
+
+def _scalar_dtype(value: Any, dev: Device) -> np.dtype:
+    if isinstance(value, builtins.bool):
+        return np.dtype(np.bool_)
+    if isinstance(value, builtins.int):
+        return np.dtype(np.int64)
+    if isinstance(value, builtins.float):
+        return default_float(dev)
+    if isinstance(value, builtins.complex):
+        return default_complex(dev)
+    raise TypeError(f"fill value must be a Python scalar, not {type(value).__name__}")
+
+
+def _create(name: str, dev: Device, *args: Any, **kwargs: Any) -> UnifiedArray:
+    backend_for(dev).check_dtype(kwargs["dtype"], dev, name)
+    with _device_context(dev):
+        native = getattr(namespace_for(dev), name)(*args, **kwargs)
+    return _wrap(native, dev)
+
+
+def zeros(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+    """An array of zeros.
+
+    >>> import unifiedarray as xp
+    >>> xp.zeros((2,)).dtype
+    dtype('float64')
+    """
+    dev = _device(device)
+    return _create("zeros", dev, shape, dtype=_dtype_or(dtype, default_float(dev)))
+
+
+def ones(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+    """An array of ones.
+
+    >>> import unifiedarray as xp
+    >>> xp.ones(2, dtype=xp.int32).tolist()
+    [1, 1]
+    """
+    dev = _device(device)
+    return _create("ones", dev, shape, dtype=_dtype_or(dtype, default_float(dev)))
+
+
+def empty(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+    """An array whose contents are unspecified (zeros here: never another
+    buffer's leftovers)."""
+    dev = _device(device)
+    return _create("zeros", dev, shape, dtype=_dtype_or(dtype, default_float(dev)))
+
+
+def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+    """An array filled with ``fill_value``.
+
+    >>> import unifiedarray as xp
+    >>> xp.full(2, 7).dtype
+    dtype('int64')
+    """
+    dev = _device(device)
+    if type(fill_value) is UnifiedArray:
+        fill_value = fill_value._scalar("full")
+    dt = _dtype_or(dtype, _scalar_dtype(fill_value, dev))
+    return _create("full", dev, shape, fill_value, dtype=dt)
+
+
+def eye(
+    n_rows: int,
+    n_cols: Optional[int] = None,
+    /,
+    *,
+    k: int = 0,
+    dtype: Any = None,
+    device: Optional[DeviceLike] = None,
+) -> UnifiedArray:
+    """The identity-like matrix with ones on diagonal ``k``."""
+    dev = _device(device)
+    return _create("eye", dev, n_rows, n_cols, k=k, dtype=_dtype_or(dtype, default_float(dev)))
+
+
+def arange(
+    start: Any,
+    /,
+    stop: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Optional[DeviceLike] = None,
+) -> UnifiedArray:
+    """Evenly spaced values in ``[start, stop)``.
+
+    >>> import unifiedarray as xp
+    >>> xp.arange(3).tolist()
+    [0, 1, 2]
+    """
+    dev = _device(device)
+    if dtype is None:
+        values = (start, stop, step)
+        dtype = default_float(dev) if any(isinstance(v, builtins.float) for v in values) else np.dtype(np.int64)
+    return _create("arange", dev, start, stop, step, dtype=_as_dtype(dtype))
+
+
+def linspace(
+    start: Any,
+    stop: Any,
+    /,
+    num: int,
+    *,
+    dtype: Any = None,
+    device: Optional[DeviceLike] = None,
+    endpoint: bool = True,
+) -> UnifiedArray:
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    dev = _device(device)
+    if dtype is None:
+        dtype = default_complex(dev) if isinstance(start, complex) or isinstance(stop, complex) else default_float(dev)
+    return _create("linspace", dev, start, stop, num, dtype=_as_dtype(dtype), endpoint=endpoint)
+
+
+def _like(name: str, x: UnifiedArray, dtype: Any, device: Optional[DeviceLike], *args: Any) -> UnifiedArray:
+    if type(x) is not UnifiedArray:
+        raise TypeError(f"{name} expects a UnifiedArray, got {type(x).__name__}")
+    dev = _device(device, x)
+    dt = x.dtype if dtype is None else _as_dtype(dtype)
+    return _create(name.replace("_like", ""), dev, x.shape, *args, dtype=dt)
+
+
+def zeros_like(x: UnifiedArray, /, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+    """Zeros with the shape (and by default dtype and device) of ``x``."""
+    return _like("zeros_like", x, dtype, device)
+
+
+def ones_like(x: UnifiedArray, /, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+    """Ones with the shape (and by default dtype and device) of ``x``."""
+    return _like("ones_like", x, dtype, device)
+
+
+def empty_like(x: UnifiedArray, /, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+    """Like ``empty``, shaped like ``x``."""
+    return _like("zeros_like", x, dtype, device)
+
+
+def full_like(
+    x: UnifiedArray, /, fill_value: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None
+) -> UnifiedArray:
+    """``fill_value`` everywhere, shaped like ``x``."""
+    if type(fill_value) is UnifiedArray:
+        fill_value = fill_value._scalar("full_like")
+    return _like("full_like", x, dtype, device, fill_value)
+
+
+def tril(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
+    """The lower triangle of the last two axes."""
+    return dispatch("tril", (x,), {"k": k})
+
+
+def triu(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
+    """The upper triangle of the last two axes."""
+    return dispatch("triu", (x,), {"k": k})
+
+
+def meshgrid(*arrays: UnifiedArray, indexing: str = "xy") -> list[UnifiedArray]:
+    """Coordinate matrices from coordinate vectors."""
+    return list(dispatch("meshgrid", arrays, {"indexing": indexing}))
+
+
+def asarray(
+    obj: Any,
+    /,
+    *,
+    dtype: Any = None,
+    device: Optional[DeviceLike] = None,
+    copy: Optional[bool] = None,
+) -> UnifiedArray:
+    """Convert ``obj`` (a UnifiedArray, a NumPy/CuPy/MLX array, a nested
+    sequence of scalars, a scalar, or a buffer) to a UnifiedArray.
+
+    Data from outside the library is always copied in: a buffer that shared
+    memory with an array the library cannot watch could go stale.  Hence
+    ``copy=False`` on such data is a ``ValueError``.
+
+    >>> import unifiedarray as xp
+    >>> xp.asarray([1, 2]).dtype
+    dtype('int64')
+    """
+    dt = None if dtype is None else _as_dtype(dtype)
+    if type(obj) is UnifiedArray:
+        return _asarray_own(obj, dt, device, copy)
+    if copy is False:
+        raise ValueError(
+            "asarray(copy=False) on data from outside unifiedarray: sharing memory the library "
+            "cannot watch could serve stale data; use copy=None or True"
+        )
+    dev = _device(device)
+    backend = backend_of_native(obj)
+    if backend is not None and backend.name != "numpy" and getattr(obj, "ndim", None) is not None:
+        src_dev = backend.device_of(obj)
+        native = _copy_native(obj, src_dev)
+        out = _wrap(native, src_dev)
+        if dt is not None and out.dtype != dt:
+            out = dispatch("astype", (out, dt), {})
+        return out.to_device(dev)
+    host = _to_host_array(obj, dt, dev)
+    backend_for(dev).check_dtype(host.dtype, dev, "asarray")
+    if dev == CPU:
+        if host is obj or (isinstance(obj, np.ndarray) and np.may_share_memory(host, obj)):
+            host = host.copy()
+        return _wrap(host, CPU)
+    with transfer("cpu", str(dev), host.nbytes, "asarray", explicit=True):
+        native = backend_for(dev).upload(np.ascontiguousarray(host), dev)
+    return _wrap(native, dev)
+
+
+def _copy_native(obj: Any, dev: Device) -> Any:
+    if dev.kind == "mlx":
+        return backend_for(dev).detach(obj)  # type: ignore[attr-defined]  # MLX arrays are values
+    return obj.copy()
+
+
+def _to_host_array(obj: Any, dt: Optional[np.dtype], dev: Device) -> np.ndarray:
+    if isinstance(obj, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+        dt = dt or _scalar_dtype(obj, dev)
+        return np.asarray(obj, dtype=dt)
+    if isinstance(obj, (list, tuple)):
+        obj = _unwrap_nested(obj)
+        arr = np.asarray(obj, dtype=dt)
+        if dt is None:
+            if arr.dtype == np.float64:
+                arr = arr.astype(default_float(dev), copy=False)
+            elif arr.dtype.kind == "c":
+                arr = arr.astype(default_complex(dev), copy=False)
+            elif arr.dtype.kind not in "biufc":
+                raise TypeError(f"asarray: cannot make an array of {arr.dtype} from {type(obj).__name__}")
+        return arr
+    arr = np.asarray(obj, dtype=dt)
+    if arr.dtype.kind not in "biufc":
+        raise TypeError(f"asarray: unsupported input {type(obj).__name__} (dtype {arr.dtype})")
+    return arr
+
+
+def _unwrap_nested(obj: Any) -> Any:
+    if type(obj) is UnifiedArray:
+        return obj._scalar("asarray") if obj.ndim == 0 else native_on(obj, CPU, "asarray")
+    if isinstance(obj, (list, tuple)):
+        return [_unwrap_nested(o) for o in obj]
+    return obj
+
+
+def _asarray_own(x: UnifiedArray, dt: Optional[np.dtype], device: Optional[DeviceLike], copy: Optional[bool]) -> UnifiedArray:
+    dev = x.device if device is None else Device.parse(device)
+    needs_copy = dev != x.device or (dt is not None and dt != x.dtype)
+    if needs_copy and copy is False:
+        raise ValueError("asarray(copy=False): a change of device or dtype needs a copy")
+    out = x
+    if dt is not None and dt != x.dtype:
+        out = dispatch("astype", (out, dt), {})
+        copy = False if out is not x else copy
+    if dev != out.device:
+        out = out.to_device(dev)
+        copy = False
+    if copy:
+        out = dispatch("astype", (out, out.dtype), {"copy": True})
+    return out
+
+
+def from_dlpack(x: Any, /, *, device: Optional[DeviceLike] = None, copy: Optional[bool] = None) -> UnifiedArray:
+    """Import an array from any DLPack producer (NumPy, CuPy, MLX, PyTorch,
+    JAX).  The data is copied in, for the reason ``asarray`` gives."""
+    if type(x) is UnifiedArray:
+        return _asarray_own(x, None, device, copy)
+    if copy is False:
+        raise ValueError("from_dlpack(copy=False): unifiedarray always copies foreign data in")
+    backend = backend_of_native(x)
+    if backend is not None:
+        return asarray(x, device=device)
+    kind, _ = x.__dlpack_device__()
+    if kind == 1:  # kDLCPU
+        host = np.from_dlpack(x)
+        return asarray(host, device=device)
+    if kind == 2:  # kDLCUDA
+        import cupy
+
+        return asarray(cupy.from_dlpack(x), device=device)
+    raise BufferError(f"from_dlpack: unsupported DLPack device type {kind}")

@@ -1,0 +1,112 @@
+"""Devices: the memory spaces an array can live in.
+
+A :class:`Device` names one memory space: the host (``"cpu"``), one CUDA GPU
+(``"cuda:0"``, ``"cuda:1"``, ...) or MLX (``"mlx"``: Metal on Apple silicon,
+the CPU build on Linux).  Devices are small immutable values; they compare
+equal to their own name, so ``x.device == "mlx"`` works.
+
+Example
+-------
+>>> from unifiedarray import Device
+>>> Device.parse("cuda:1").index
+1
+>>> Device.parse("cpu") == "cpu"
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+__all__ = ["Device", "DeviceLike", "CPU", "MLX"]
+
+_KINDS = ("cpu", "mlx", "cuda")
+
+
+class Device(str):
+    """One memory space.  Build it with :meth:`Device.parse` or take it from
+    ``unifiedarray.__array_namespace_info__().devices()``.
+
+    A ``Device`` is its own name (a ``str`` subclass): hashing and comparing
+    devices costs what comparing short strings costs, which matters because
+    every array operation looks its device up.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, kind: str, index: int = 0) -> "Device":
+        if kind not in _KINDS:
+            raise ValueError(f"unknown device kind {kind!r}; expected one of {_KINDS}")
+        return str.__new__(cls, f"cuda:{int(index)}" if kind == "cuda" else kind)
+
+    @property
+    def kind(self) -> str:
+        """``"cpu"``, ``"mlx"`` or ``"cuda"``."""
+        return self.partition(":")[0]
+
+    @property
+    def index(self) -> int:
+        """The CUDA ordinal; 0 for the host and MLX."""
+        _, _, idx = self.partition(":")
+        return int(idx) if idx else 0
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+    @property
+    def is_host(self) -> bool:
+        return self == "cpu"
+
+    @staticmethod
+    def parse(obj: "DeviceLike") -> "Device":
+        """Turn a device or its name into a :class:`Device`.
+
+        Accepts ``Device`` objects, ``"cpu"``/``"host"``, ``"mlx"``/``"metal"``,
+        ``"cuda"`` (the current CUDA device), ``"cuda:N"``, and the device
+        objects of CuPy and MLX.  Anything else is a ``ValueError``.
+        """
+        if type(obj) is Device:
+            return obj
+        if isinstance(obj, str):
+            cached = _PARSED.get(obj)
+            if cached is not None:
+                return cached
+            text = obj.strip().lower()
+            if text in ("cpu", "host", "numpy"):
+                return CPU
+            if text in ("mlx", "metal"):
+                return MLX
+            if text in ("cuda", "gpu"):
+                return Device("cuda", _current_cuda_index())
+            if text.startswith("cuda:") and text[5:].isdigit():
+                return Device("cuda", int(text[5:]))
+            raise ValueError(f"unknown device {obj!r}: use 'cpu', 'mlx', 'cuda' or 'cuda:N'")
+        mod = type(obj).__module__ or ""
+        if mod.startswith("cupy"):
+            return Device("cuda", int(getattr(obj, "id", 0)))
+        if mod.startswith("mlx"):
+            return MLX
+        raise ValueError(f"unknown device {obj!r} of type {type(obj).__name__}")
+
+    def __repr__(self) -> str:
+        return f"Device({str(self)!r})"
+
+    def __reduce__(self) -> tuple:
+        return (Device, (self.kind, self.index))
+
+
+def _current_cuda_index() -> int:
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.getDevice())
+    except Exception:  # no CuPy or no driver: "cuda" means the first GPU
+        return 0
+
+
+DeviceLike = Union[Device, str, Any]
+
+CPU = Device("cpu")
+MLX = Device("mlx")
+_PARSED: dict[str, Device] = {"cpu": CPU, "mlx": MLX}

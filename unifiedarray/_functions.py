@@ -1,0 +1,207 @@
+"""The namespace functions, generated from tables (one table per chapter of
+the Array API standard), the way array-api-strict generates its elementwise
+functions.
+
+Each generated function finds the device its array arguments live on and
+calls the function of the same name in that device's compute namespace
+(:mod:`unifiedarray.compute`, or the MLX namespace); see
+:func:`unifiedarray._array.dispatch`.  Its signature is copied from
+array-api-compat's NumPy namespace, whose signatures follow the standard.
+
+Creation functions are in :mod:`unifiedarray._creation` (they decide
+placement and default dtypes); data type functions are below (they take
+dtypes as well as arrays and never touch data).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Optional
+
+import array_api_compat.numpy as _compat
+import numpy as np
+
+from ._array import UnifiedArray, _wrap, binary, dispatch, namespace_for, native_on
+from ._devices import Device, DeviceLike
+
+# -- tables --------------------------------------------------------------------------
+
+ELEMENTWISE_UNARY = (
+    "abs acos acosh asin asinh atan atanh bitwise_invert ceil conj cos cosh exp expm1 floor imag "
+    "isfinite isinf isnan log log1p log2 log10 logical_not negative positive real reciprocal round "
+    "sign signbit sin sinh square sqrt tan tanh trunc"
+).split()
+
+ELEMENTWISE_BINARY = (
+    "add atan2 bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor copysign "
+    "divide equal floor_divide greater greater_equal hypot less less_equal logaddexp logical_and "
+    "logical_or logical_xor maximum minimum multiply nextafter not_equal pow remainder subtract"
+).split()
+
+GENERIC = {
+    "elementwise": "clip",
+    "indexing": "take take_along_axis",
+    "linear_algebra": "matmul matrix_transpose tensordot vecdot",
+    "manipulation": (
+        "broadcast_arrays broadcast_to concat expand_dims flip moveaxis permute_dims repeat reshape "
+        "roll squeeze stack tile unstack"
+    ),
+    "searching": "argmax argmin count_nonzero nonzero searchsorted where",
+    "set": "isin unique_all unique_counts unique_inverse unique_values",
+    "sorting": "argsort sort",
+    "statistical": "cumulative_prod cumulative_sum max mean min prod std sum var",
+    "utility": "all any diff",
+}
+
+LINALG = (
+    "cholesky cross det diagonal eig eigh eigvals eigvalsh inv matmul matrix_norm matrix_power "
+    "matrix_rank matrix_transpose outer pinv qr slogdet solve svd svdvals tensordot trace vecdot "
+    "vector_norm"
+).split()
+
+FFT_ARRAY = "fft ifft fftn ifftn rfft irfft rfftn irfftn hfft ihfft fftshift ifftshift".split()
+FFT_CREATION = "fftfreq rfftfreq".split()
+
+
+# -- generators ---------------------------------------------------------------------
+
+
+def _signature_of(path: str) -> Optional[inspect.Signature]:
+    obj: Any = _compat
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+    try:
+        return inspect.signature(obj) if obj is not None else None
+    except (TypeError, ValueError):  # NumPy ufuncs have no inspectable signature
+        return None
+
+
+def _finish(fn: Callable[..., Any], path: str, doc: str) -> Callable[..., Any]:
+    fn.__name__ = fn.__qualname__ = path.rsplit(".", 1)[-1]
+    fn.__doc__ = doc
+    sig = _signature_of(path)
+    if sig is not None:
+        fn.__signature__ = sig  # type: ignore[attr-defined]
+    return fn
+
+
+def _doc(path: str, chapter: str) -> str:
+    return (
+        f"Array API ``{path}`` ({chapter}); runs on the device of its array arguments.\n\n"
+        f"See https://data-apis.org/array-api/2025.12/ for the specification."
+    )
+
+
+def make_generic(path: str, chapter: str) -> Callable[..., Any]:
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        return dispatch(path, args, kwargs)
+
+    return _finish(fn, path, _doc(path, chapter))
+
+
+def make_unary(name: str) -> Callable[..., Any]:
+    def fn(x: UnifiedArray, /, **kwargs: Any) -> UnifiedArray:
+        if type(x) is not UnifiedArray:
+            raise TypeError(f"{name} expects a UnifiedArray, got {type(x).__name__}")
+        dev = x._buf._placement
+        return _wrap(getattr(namespace_for(dev), name)(native_on(x, dev, name), **kwargs), dev)
+
+    fn.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("x", inspect.Parameter.POSITIONAL_ONLY)]
+    )
+    return _finish(fn, name, _doc(name, "elementwise"))
+
+
+def make_binary(name: str) -> Callable[..., Any]:
+    def fn(x1: Any, x2: Any, /) -> UnifiedArray:
+        if type(x1) is UnifiedArray:
+            return _checked(binary(x1, x2, name), name, x2)
+        if type(x2) is UnifiedArray:
+            return _checked(binary(x2, x1, name, reflected=True), name, x1)
+        raise TypeError(f"{name}: at least one argument must be a UnifiedArray")
+
+    fn.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in ("x1", "x2")]
+    )
+    return _finish(fn, name, _doc(name, "elementwise"))
+
+
+def _checked(res: Any, name: str, other: Any) -> Any:
+    if res is NotImplemented:
+        raise TypeError(f"{name}: unsupported operand type {type(other).__name__}")
+    return res
+
+
+def build(namespace: dict[str, Any]) -> None:
+    """Put every generated main-namespace function into ``namespace``."""
+    for name in ELEMENTWISE_UNARY:
+        namespace[name] = make_unary(name)
+    for name in ELEMENTWISE_BINARY:
+        namespace[name] = make_binary(name)
+    for chapter, names in GENERIC.items():
+        for name in names.split():
+            namespace[name] = make_generic(name, chapter)
+
+
+# -- data type functions -------------------------------------------------------------
+
+
+def _dtype_arg(x: Any) -> Any:
+    return x.dtype if type(x) is UnifiedArray else x
+
+
+def astype(
+    x: UnifiedArray, dtype: Any, /, *, copy: bool = True, device: Optional[DeviceLike] = None
+) -> UnifiedArray:
+    """``x`` converted to ``dtype`` (and moved to ``device`` if given).
+
+    >>> import unifiedarray as xp
+    >>> xp.astype(xp.asarray([1.5]), xp.int32).tolist()
+    [1]
+    """
+    from ._creation import _as_dtype
+
+    if type(x) is not UnifiedArray:
+        raise TypeError(f"astype expects a UnifiedArray, got {type(x).__name__}")
+    dt = _as_dtype(dtype)
+    if device is not None and Device.parse(device) != x.device:
+        x = x.to_device(device)
+        copy = False
+    if not copy and dt == x.dtype:
+        return x
+    from .backends import backend_for
+
+    backend_for(x.device).check_dtype(dt, x.device, "astype")
+    return dispatch("astype", (x, dt), {"copy": True})
+
+
+def can_cast(from_: Any, to: Any, /) -> bool:
+    """Whether ``from_`` (a dtype or array) casts to ``to`` under the
+    standard's promotion rules."""
+    return bool(_compat.can_cast(_dtype_arg(from_), to))
+
+
+def finfo(type: Any, /) -> Any:
+    """Machine limits of a floating dtype (or array)."""
+    return _compat.finfo(_dtype_arg(type))
+
+
+def iinfo(type: Any, /) -> Any:
+    """Machine limits of an integer dtype (or array)."""
+    return _compat.iinfo(_dtype_arg(type))
+
+
+def isdtype(dtype: Any, kind: Any) -> bool:
+    """Whether ``dtype`` is of ``kind`` (a dtype, a kind name, or a tuple)."""
+    return bool(_compat.isdtype(dtype, kind))
+
+
+def result_type(*arrays_and_dtypes: Any) -> np.dtype:
+    """The dtype the standard's promotion rules give for the arguments
+    (arrays, dtypes, and Python scalars)."""
+    return np.dtype(_compat.result_type(*(_dtype_arg(a) for a in arrays_and_dtypes)))
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape that ``shapes`` broadcast to."""
+    return tuple(np.broadcast_shapes(*shapes))

@@ -1,0 +1,216 @@
+"""Backends: one small module per memory space, all behind :class:`Backend`.
+
+A backend knows how to allocate an array in its memory space, copy a host
+array in, copy its array out into a given host array, say which dtypes it can
+hold, report memory, and hand out the Array API namespace that computes on
+its arrays.  Nothing else in the library imports CuPy or MLX directly.
+
+Discovery never raises: a backend whose library is missing, or whose library
+is present without a driver (CuPy without CUDA, MLX without its native
+library), reports itself unavailable with the reason, once.
+
+Example
+-------
+>>> from unifiedarray.backends import backend_for, backend_report
+>>> backend_for("cpu").name
+'numpy'
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from types import ModuleType
+from typing import Any, Optional
+
+import numpy as np
+
+from .._devices import Device, DeviceLike
+
+__all__ = ["Backend", "backend_for", "all_backends", "backend_report", "host_memory_info"]
+
+
+class Backend:
+    """The interface every memory space implements.
+
+    ``native`` below means the backend's own array type (``numpy.ndarray``,
+    ``cupy.ndarray``, ``mlx.core.array``).
+    """
+
+    #: short name: "numpy", "cupy", "mlx"
+    name: str = ""
+    #: a human name for reports
+    title: str = ""
+
+    def __init__(self) -> None:
+        self._probe_lock = threading.Lock()
+        self._probed = False
+        self._reason: Optional[str] = None
+
+    # -- discovery ---------------------------------------------------------
+    def _probe(self) -> Optional[str]:
+        """Return None when usable, else why not.  Must never raise."""
+        raise NotImplementedError
+
+    def _ensure_probed(self) -> None:
+        if not self._probed:
+            with self._probe_lock:
+                if not self._probed:
+                    try:
+                        self._reason = self._probe()
+                    except Exception as exc:  # discovery must never crash
+                        self._reason = f"{type(exc).__name__}: {exc}"
+                    self._probed = True
+
+    @property
+    def available(self) -> bool:
+        self._ensure_probed()
+        return self._reason is None
+
+    @property
+    def unavailable_reason(self) -> Optional[str]:
+        self._ensure_probed()
+        return self._reason
+
+    def devices(self) -> list[Device]:
+        """The devices of this backend present on this machine."""
+        raise NotImplementedError
+
+    # -- data --------------------------------------------------------------
+    def namespace(self, device: Device) -> ModuleType:
+        """The Array API namespace that computes on this backend's arrays."""
+        raise NotImplementedError
+
+    def supports_dtype(self, dtype: np.dtype, device: Device) -> bool:
+        return True
+
+    def check_dtype(self, dtype: np.dtype, device: Device, operation: str) -> None:
+        """Raise ``TypeError`` naming backend, dtype and operation if the
+        backend cannot hold ``dtype``.  Never cast silently."""
+        if not self.supports_dtype(dtype, device):
+            raise TypeError(
+                f"{self.name} on {device} cannot hold dtype {np.dtype(dtype).name} "
+                f"(in {operation}); keep this array on another device, or convert it "
+                f"explicitly with astype first"
+            )
+
+    def zeros(self, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> Any:
+        raise NotImplementedError
+
+    def upload(self, host: np.ndarray, device: Device, into: Any = None) -> Any:
+        """Copy ``host`` into this backend's memory; reuse ``into`` when the
+        backend can write into an existing allocation.  Returns the array."""
+        raise NotImplementedError
+
+    def download(self, native: Any, out: np.ndarray) -> None:
+        """Copy ``native`` into the host array ``out``, directly: no
+        intermediate host array."""
+        raise NotImplementedError
+
+    def is_native(self, obj: Any) -> bool:
+        return False
+
+    def device_of(self, native: Any) -> Device:
+        raise NotImplementedError
+
+    def memory_info(self, device: Device) -> tuple[int, int]:
+        """``(free, total)`` bytes of ``device``."""
+        raise NotImplementedError
+
+    def properties(self, device: Device) -> dict[str, Any]:
+        """Static facts about ``device`` for reports."""
+        return {}
+
+    def synchronize(self, device: Device) -> None:
+        """Wait for outstanding work on ``device``."""
+
+
+def host_memory_info() -> tuple[int, int]:
+    """``(free, total)`` bytes of host memory (``MemAvailable`` on Linux)."""
+    try:
+        with open("/proc/meminfo") as f:
+            info = {line.split(":")[0]: int(line.split()[1]) * 1024 for line in f if ":" in line}
+        return info.get("MemAvailable", info.get("MemFree", 0)), info["MemTotal"]
+    except OSError:
+        page = os.sysconf("SC_PAGE_SIZE")
+        total = os.sysconf("SC_PHYS_PAGES") * page
+        try:
+            free = os.sysconf("SC_AVPHYS_PAGES") * page
+        except (ValueError, OSError):  # macOS has no SC_AVPHYS_PAGES
+            free = total
+        return free, total
+
+
+_BACKENDS: dict[str, Backend] = {}
+_lock = threading.Lock()
+
+
+def _registry() -> dict[str, Backend]:
+    if not _BACKENDS:
+        with _lock:
+            if not _BACKENDS:
+                from .cupy_backend import CuPyBackend
+                from .mlx_backend import MLXBackend
+                from .numpy_backend import NumPyBackend
+
+                _BACKENDS.update(cpu=NumPyBackend(), cuda=CuPyBackend(), mlx=MLXBackend())
+    return _BACKENDS
+
+
+def all_backends() -> list[Backend]:
+    """Every backend the library knows, available or not."""
+    return list(_registry().values())
+
+
+_FOR_DEVICE: dict[str, Backend] = {}
+
+
+def backend_for(device: DeviceLike) -> Backend:
+    """The backend that owns ``device``; a clear ``ValueError`` if this
+    machine does not have it."""
+    found = _FOR_DEVICE.get(device) if isinstance(device, str) else None
+    if found is not None:
+        return found
+    dev = Device.parse(device)
+    backend = _registry()[dev.kind]
+    if not backend.available:
+        raise ValueError(f"device {dev} is not available: {backend.unavailable_reason}")
+    if dev not in backend.devices():
+        present = ", ".join(backend.devices()) or "none"
+        raise ValueError(f"device {dev} is not present (present: {present})")
+    _FOR_DEVICE[dev] = backend
+    return backend
+
+
+def backend_of_native(obj: Any) -> Optional[Backend]:
+    """The backend whose native array type ``obj`` is, or None."""
+    if type(obj) is np.ndarray:
+        return _registry()["cpu"]
+    for backend in _registry().values():
+        if backend.is_native(obj):
+            return backend
+    return None
+
+
+def backend_report() -> list[dict[str, Any]]:
+    """One entry per backend: name, available, reason, devices with memory."""
+    rows = []
+    for backend in all_backends():
+        row: dict[str, Any] = {
+            "backend": backend.name,
+            "title": backend.title,
+            "available": backend.available,
+            "reason": backend.unavailable_reason,
+            "devices": [],
+        }
+        if backend.available:
+            for dev in backend.devices():
+                entry: dict[str, Any] = {"device": str(dev)}
+                try:
+                    entry["free"], entry["total"] = backend.memory_info(dev)
+                except Exception as exc:  # a report must not crash on a driver hiccup
+                    entry["memory_error"] = f"{type(exc).__name__}: {exc}"
+                entry.update(backend.properties(dev))
+                row["devices"].append(entry)
+        rows.append(row)
+    return rows

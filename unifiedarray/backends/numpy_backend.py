@@ -1,0 +1,58 @@
+"""The host backend: NumPy arrays in main memory."""
+
+from __future__ import annotations
+
+import platform
+from types import ModuleType
+from typing import Any, Optional
+
+import numpy as np
+
+from .._devices import CPU, Device
+from . import Backend, host_memory_info
+
+
+class NumPyBackend(Backend):
+    name = "numpy"
+    title = "host (NumPy)"
+
+    def _probe(self) -> Optional[str]:
+        return None
+
+    def devices(self) -> list[Device]:
+        return [CPU]
+
+    def namespace(self, device: Device) -> ModuleType:
+        from ..compute import host_namespace
+
+        return host_namespace
+
+    def zeros(self, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> np.ndarray:
+        if pinned:
+            from .cupy_backend import pinned_zeros
+
+            out = pinned_zeros(shape, dtype)
+            if out is not None:
+                return out
+        return np.zeros(shape, dtype)
+
+    def upload(self, host: np.ndarray, device: Device, into: Any = None) -> np.ndarray:
+        if into is not None:
+            np.copyto(into, host)
+            return into
+        return np.array(host, copy=True)
+
+    def download(self, native: np.ndarray, out: np.ndarray) -> None:
+        np.copyto(out, native)
+
+    def is_native(self, obj: Any) -> bool:
+        return isinstance(obj, np.ndarray)
+
+    def device_of(self, native: Any) -> Device:
+        return CPU
+
+    def memory_info(self, device: Device) -> tuple[int, int]:
+        return host_memory_info()
+
+    def properties(self, device: Device) -> dict[str, Any]:
+        return {"name": platform.processor() or platform.machine(), "numpy": np.__version__}
