@@ -1,0 +1,312 @@
+"""The buffer's state machine: transitions, leases, dtypes, errors, threads."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import unifiedarray as ua
+from unifiedarray import BufferState, UnifiedBuffer
+
+from .conftest import needs_mlx
+
+S = BufferState
+
+
+def moves(fn):
+    with ua.track_transfers() as t:
+        fn()
+    return t.count
+
+
+# -- the documented transition table (device = MLX, the real second space) ----
+
+
+@needs_mlx
+class TestTransitions:
+    def test_fresh_buffer_is_uninitialized(self):
+        assert UnifiedBuffer((3,)).state is S.UNINITIALIZED
+
+    def test_host_access_gives_host_only(self):
+        buf = UnifiedBuffer((3,))
+        buf.host
+        assert buf.state is S.HOST_ONLY
+
+    def test_first_host_write_of_fresh_buffer_is_host_only(self):
+        # The design documents disagree (table: HOST_ONLY; one example:
+        # HOST_DIRTY).  We chose HOST_ONLY: nothing else exists to be stale.
+        buf = UnifiedBuffer((3,))
+        buf.host[:] = 1.0
+        assert buf.state is S.HOST_ONLY
+
+    def test_device_read_from_host_only_synchronizes(self):
+        buf = UnifiedBuffer((3,))
+        buf.host[:] = 1.0
+        assert moves(lambda: buf.read("mlx")) == 1
+        assert buf.state is S.SYNCHRONIZED
+
+    def test_host_modified_gives_host_dirty(self):
+        buf = UnifiedBuffer((3,))
+        buf.host[:] = 1.0
+        buf.sync_to_device("mlx")
+        buf.host[0] = 5.0
+        assert buf.state is S.HOST_DIRTY
+
+    def test_device_read_from_host_dirty_synchronizes(self):
+        buf = UnifiedBuffer((3,))
+        buf.read("mlx")
+        buf.host[:] = 2.0
+        assert buf.state is S.HOST_DIRTY
+        assert moves(lambda: buf.sync_to_device("mlx")) == 1
+        assert buf.state is S.SYNCHRONIZED
+        assert np.asarray(buf.read("mlx")).tolist() == [2.0, 2.0, 2.0]
+
+    def test_device_modified_gives_device_dirty(self):
+        buf = UnifiedBuffer((3,))
+        buf.host[:] = 1.0
+        m = buf.mlx  # a writable handle counts as a device write
+        m[0] = 9.0
+        assert buf.state is S.DEVICE_DIRTY
+
+    def test_host_read_from_device_dirty_synchronizes(self):
+        buf = UnifiedBuffer((3,))
+        buf.host[:] = 1.0
+        buf.mlx[1] = 7.0
+        assert moves(lambda: buf.to_numpy()) == 1
+        assert buf.state is S.SYNCHRONIZED
+        assert buf.to_numpy().tolist() == [1.0, 7.0, 1.0]
+
+    def test_device_only(self):
+        buf = UnifiedBuffer((2,), device="mlx")
+        buf.fill(3.0)
+        assert buf.state is S.DEVICE_ONLY
+        assert buf.allocated_devices == {"mlx"}
+
+    def test_repeated_reads_move_nothing(self):
+        buf = UnifiedBuffer((4,))
+        buf.host[:] = 1.0
+        buf.read("mlx")
+        assert moves(lambda: [buf.read("mlx"), buf.to_numpy(), buf.read("mlx"), buf.to_numpy()]) == 0
+
+
+# -- writes are tracked without the user ---------------------------------------
+
+
+@needs_mlx
+class TestLeases:
+    def test_forgotten_mark_host_dirty_is_not_stale(self):
+        # The original code served stale data here.
+        buf = UnifiedBuffer((3,))
+        buf.host[:] = 1.0
+        buf.read("mlx")
+        buf.host[:] = 2.0  # no mark_host_dirty()
+        assert np.asarray(buf.read("mlx")).tolist() == [2.0, 2.0, 2.0]
+
+    def test_mlx_write_reaches_host(self):
+        # The original code kept one state for all copies: an MLX write never
+        # reached the host.
+        buf = UnifiedBuffer((3,))
+        buf.host[:] = 1.0
+        m = buf.mlx
+        m[2] = 5.0
+        assert buf.to_numpy().tolist() == [1.0, 1.0, 5.0]
+
+    def test_expired_host_handle_is_read_only(self):
+        buf = UnifiedBuffer((3,))
+        h = buf.host
+        h[0] = 1.0
+        buf.read("mlx")  # another copy becomes valid: the lease ends
+        with pytest.raises(ValueError, match="read-only"):
+            h[0] = 2.0
+        assert np.asarray(buf.read("mlx")).tolist() == [1.0, 0.0, 0.0]
+
+    def test_expired_mlx_handle_is_detached(self):
+        buf = UnifiedBuffer((3,))
+        m = buf.mlx
+        m[0] = 1.0
+        buf.to_numpy()  # the lease ends
+        m[1] = 99.0  # too late: must not reach the buffer, nor make it inconsistent
+        assert buf.to_numpy().tolist() == [1.0, 0.0, 0.0]
+        assert np.asarray(buf.read("mlx")).tolist() == [1.0, 0.0, 0.0]
+
+    def test_to_numpy_is_read_only_and_marks_nothing(self):
+        buf = UnifiedBuffer((2,))
+        buf.read("mlx")
+        view = buf.to_numpy()
+        assert not view.flags.writeable
+        assert buf.state is S.SYNCHRONIZED
+
+    def test_fill_and_copy_from_move_nothing(self):
+        buf = UnifiedBuffer((3,))
+        buf.mlx[0] = 1.0  # MLX holds the only valid copy
+        assert moves(lambda: buf.fill(4.0)) == 0
+        assert moves(lambda: buf.copy_from(np.arange(3))) == 0
+        assert buf.to_numpy().tolist() == [0.0, 1.0, 2.0]
+
+    def test_copy_from_mlx_array_stays_on_mlx(self):
+        import mlx.core as mx
+
+        buf = UnifiedBuffer((3,), dtype=np.float64)
+        buf.host[:] = 1.0
+        assert moves(lambda: buf.copy_from(mx.array([1.0, 2.0, 3.0], dtype=mx.float64))) == 0
+        assert buf.valid_devices == {"mlx"}
+        assert buf.to_numpy().tolist() == [1.0, 2.0, 3.0]
+
+    def test_mark_device_dirty_for_outside_writes(self):
+        buf = UnifiedBuffer((2,), device="mlx")
+        buf.host[:] = 1.0
+        buf.sync_to_device()
+        buf.mark_device_dirty()
+        assert buf.state is S.DEVICE_DIRTY
+        buf.mark_host_dirty()
+        assert buf.state is S.HOST_DIRTY
+
+    def test_mark_without_copy_is_an_error(self):
+        buf = UnifiedBuffer((2,))
+        buf.fill(0)
+        with pytest.raises(RuntimeError, match="no copy on mlx"):
+            buf.mark_mlx_dirty()
+
+
+# -- dtypes are kept exactly ---------------------------------------------------
+
+
+@needs_mlx
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "uint64", "float16", "float32", "float64", "complex64"])
+def test_dtype_round_trip_through_mlx(dtype):
+    buf = UnifiedBuffer((5,), dtype=dtype)
+    data = (np.arange(5) * 3 - 4).astype(dtype)
+    buf.copy_from(data)
+    m = buf.mlx
+    from unifiedarray.backends.mlx_backend import np_dtype
+
+    assert np_dtype(m.dtype) == np.dtype(dtype)
+    out = buf.to_numpy()
+    assert out.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(out, data)
+
+
+@needs_mlx
+def test_float64_is_not_silently_float32():
+    buf = UnifiedBuffer((1,), dtype=np.float64)
+    buf.host[0] = 1.0 + 2**-40  # not representable in float32
+    buf.read("mlx")
+    buf.mark_mlx_dirty()
+    assert buf.to_numpy()[0] == 1.0 + 2**-40
+
+
+@needs_mlx
+def test_complex128_on_mlx_is_a_clear_error():
+    buf = UnifiedBuffer((2,), dtype=np.complex128)
+    buf.host[:] = 1j
+    with pytest.raises(TypeError, match=r"mlx.*complex128.*UnifiedBuffer\.read"):
+        buf.read("mlx")
+    assert buf.state is S.HOST_ONLY  # nothing corrupted
+    with pytest.raises(TypeError, match="complex128"):
+        UnifiedBuffer((2,), dtype=np.complex128, device="mlx")
+
+
+# -- errors and facts -------------------------------------------------------------
+
+
+def test_bad_shape_and_copy_errors():
+    with pytest.raises(ValueError):
+        UnifiedBuffer((-1,))
+    with pytest.raises(TypeError):
+        UnifiedBuffer("abc")  # type: ignore[arg-type]
+    buf = UnifiedBuffer((3,), dtype=np.int32)
+    with pytest.raises(ValueError, match="shape"):
+        buf.copy_from(np.zeros(4))
+    with pytest.raises(TypeError, match="cast"):
+        buf.copy_from(np.zeros(3))  # float into int: a change of kind
+    assert buf.state is S.UNINITIALIZED
+
+
+def test_unknown_device_is_a_value_error():
+    with pytest.raises(ValueError, match="unknown device"):
+        UnifiedBuffer((1,), device="tpu")
+
+
+def test_missing_cuda_is_a_clear_value_error():
+    if ua.backends._registry()["cuda"].available:
+        pytest.skip("CUDA present")
+    with pytest.raises(ValueError, match="cuda:0 is not available"):
+        UnifiedBuffer((1,), device="cuda:0")
+
+
+def test_metal_off_macos_is_a_clear_error():
+    import platform
+
+    if platform.system() == "Darwin":
+        pytest.skip("this is a Mac")
+    with pytest.raises(RuntimeError, match="Metal"):
+        UnifiedBuffer((1,)).metal
+
+
+def test_device_without_accelerator_is_the_host_data():
+    if ua.backends._registry()["cuda"].available:
+        pytest.skip("CUDA present: .device is the GPU copy")
+    buf = UnifiedBuffer((3,))
+    buf.device[:] = 4.0
+    assert buf.to_numpy().tolist() == [4.0, 4.0, 4.0]
+    assert buf.state is S.HOST_ONLY
+
+
+def test_facts():
+    buf = UnifiedBuffer((2, 3), dtype=np.float64)
+    assert buf.shape == (2, 3) and buf.dtype == np.float64 and buf.nbytes == 48
+    assert not buf.is_pinned
+    assert UnifiedBuffer((1,), pinned=True).pinned
+
+
+# -- threads -------------------------------------------------------------------------
+
+
+@needs_mlx
+def test_concurrent_readers_move_once():
+    buf = UnifiedBuffer((1 << 16,), dtype=np.float64)
+    buf.host[:] = np.arange(1 << 16)
+    barrier = threading.Barrier(8)
+    errors = []
+
+    def reader():
+        barrier.wait()
+        try:
+            out = np.asarray(buf.read("mlx"))
+            assert out[-1] == (1 << 16) - 1
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    with ua.track_transfers():
+        before = ua.transfer_totals.snapshot()[0]
+        threads = [threading.Thread(target=reader) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        after = ua.transfer_totals.snapshot()[0]
+    assert not errors
+    assert after - before == 1
+
+
+@needs_mlx
+def test_concurrent_writers_and_readers_never_corrupt():
+    buf = UnifiedBuffer((1000,), dtype=np.int64)
+    buf.fill(0)
+
+    def writer(value):
+        for _ in range(50):
+            buf.fill(value)
+            buf.read("mlx")
+
+    threads = [threading.Thread(target=writer, args=(v,)) for v in (1, 2, 3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    host = buf.to_numpy()
+    # Whole-buffer fills are atomic under the buffer's lock: never a mixture.
+    assert len(set(host.tolist())) == 1
+    assert np.array_equal(np.asarray(buf.read("mlx")), host)
