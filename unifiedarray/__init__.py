@@ -98,3 +98,4 @@ def get_namespace(*arrays: Any) -> Any:
 __all__ = sorted(
     n for n, v in list(globals().items()) if not n.startswith("_") and n not in ("annotations", "Any")
 )
+from . import _interop  # noqa: E402,F401  (installs the protocols on UnifiedArray)

@@ -46,6 +46,7 @@ array([0., 1., 2., 3.], dtype=float32)
 
 from __future__ import annotations
 
+import operator
 import threading
 import weakref
 from enum import Enum
@@ -86,9 +87,9 @@ class BufferState(Enum):
 
 def _normalize_shape(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
+        shape = (shape,)
     try:
-        out = tuple(int(s) for s in shape)
+        out = tuple(operator.index(s) for s in shape)
     except TypeError:
         raise TypeError(f"shape must be an int or a tuple of ints, not {shape!r}") from None
     if any(s < 0 for s in out):
@@ -132,6 +133,7 @@ class UnifiedBuffer:
         "_host_handles",
         "_mlx_leased",
         "_released",
+        "_version",
         "__weakref__",
     )
 
@@ -154,6 +156,7 @@ class UnifiedBuffer:
         self._host_handles: list[weakref.ref] = []
         self._mlx_leased = False
         self._released = False
+        self._version = 0
 
     @classmethod
     def _wrap(cls, native: Any, device: Device, dtype: np.dtype) -> "UnifiedBuffer":
@@ -170,6 +173,7 @@ class UnifiedBuffer:
         self._host_handles = []
         self._mlx_leased = False
         self._released = False
+        self._version = 0
         return self
 
     # -- facts -------------------------------------------------------------
@@ -258,8 +262,10 @@ class UnifiedBuffer:
                     self._set_valid(frozenset((dev,)) if overwrite or not self._valid else self._valid | {dev})
                 else:
                     self._move_to(dev, reason, explicit)
-            if write and self._valid != frozenset((dev,)):
-                self._set_valid(frozenset((dev,)))
+            if write or overwrite:
+                self._version += 1  # what dask tokens and caches key on
+                if self._valid != frozenset((dev,)):
+                    self._set_valid(frozenset((dev,)))
             return self._copies[dev]
 
     def _move_to(self, dev: Device, reason: str, explicit: bool) -> None:
@@ -392,6 +398,7 @@ class UnifiedBuffer:
             self._check_alive()
             if dev not in self._copies:
                 raise RuntimeError(f"mark_*_dirty: this buffer has no copy on {dev} to mark")
+            self._version += 1
             self._set_valid(frozenset((dev,)))
 
     def mark_host_dirty(self) -> None:

@@ -220,9 +220,9 @@ def triu(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
     return dispatch("triu", (x,), {"k": k})
 
 
-def meshgrid(*arrays: UnifiedArray, indexing: str = "xy") -> list[UnifiedArray]:
+def meshgrid(*arrays: UnifiedArray, indexing: str = "xy") -> tuple[UnifiedArray, ...]:
     """Coordinate matrices from coordinate vectors."""
-    return list(dispatch("meshgrid", arrays, {"indexing": indexing}))
+    return tuple(dispatch("meshgrid", arrays, {"indexing": indexing}))
 
 
 def asarray(

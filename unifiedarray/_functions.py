@@ -16,7 +16,7 @@ dtypes as well as arrays and never touch data).
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import array_api_compat.numpy as _compat
 import numpy as np
@@ -181,14 +181,44 @@ def can_cast(from_: Any, to: Any, /) -> bool:
     return bool(_compat.can_cast(_dtype_arg(from_), to))
 
 
-def finfo(type: Any, /) -> Any:
-    """Machine limits of a floating dtype (or array)."""
-    return _compat.finfo(_dtype_arg(type))
+class finfo_object(NamedTuple):
+    """Machine limits of a floating dtype, as Python numbers (the standard's
+    fields; NumPy's own ``finfo`` gives NumPy scalars)."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: np.dtype
 
 
-def iinfo(type: Any, /) -> Any:
+class iinfo_object(NamedTuple):
+    """Machine limits of an integer dtype."""
+
+    bits: int
+    max: int
+    min: int
+    dtype: np.dtype
+
+
+def finfo(type: Any, /) -> finfo_object:
+    """Machine limits of a floating dtype (or array).
+
+    >>> import unifiedarray as xp
+    >>> xp.finfo(xp.float32).bits
+    32
+    """
+    f = np.finfo(_dtype_arg(type))
+    real = f.dtype
+    return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), real)
+
+
+def iinfo(type: Any, /) -> iinfo_object:
     """Machine limits of an integer dtype (or array)."""
-    return _compat.iinfo(_dtype_arg(type))
+    i = np.iinfo(_dtype_arg(type))
+    return iinfo_object(int(i.bits), int(i.max), int(i.min), i.dtype)
+
 
 
 def isdtype(dtype: Any, kind: Any) -> bool:

@@ -49,9 +49,9 @@ class Info:
         """The device new arrays go to when nothing else decides."""
         return get_default_device()
 
-    def devices(self) -> list[Device]:
+    def devices(self) -> tuple[Device, ...]:
         """Every device present on this machine."""
-        return [d for b in all_backends() if b.available for d in b.devices()]
+        return tuple(d for b in all_backends() if b.available for d in b.devices())
 
     def _device(self, device: Optional[DeviceLike]) -> Device:
         dev = get_default_device() if device is None else Device.parse(device)

@@ -39,9 +39,51 @@ def _derive(name: str, base: Any) -> types.ModuleType:
 
 
 def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
-    """Fixes to array-api-compat's namespaces where they do not conform."""
-    fixes: dict[str, Callable[..., Any]] = {}
-    return fixes
+    """Fixes to array-api-compat's namespaces where they do not conform.
+
+    Written once against ``xp`` (NumPy or CuPy) and bound per backend.
+    """
+    floor_divide, expm1 = xp.floor_divide, xp.expm1
+
+    def as_array(value: Any, like: Any) -> Any:
+        return value if hasattr(value, "dtype") else xp.asarray(value, dtype=like.dtype)
+
+    def fixed_floor_divide(x1: Any, x2: Any, /) -> Any:
+        # NumPy computes floor division through fmod, which gives NaN for
+        # inf // finite and -1 for a finite over an infinity of the other
+        # sign; the standard wants +-inf and -0 there.
+        out = floor_divide(x1, x2)
+        a = as_array(x1, x2 if hasattr(x2, "dtype") else out)
+        b = as_array(x2, a)
+        if not xp.isdtype(out.dtype, "real floating"):
+            return out
+        inf_over_finite = xp.isinf(a) & xp.isfinite(b) & (b != 0)
+        finite_over_inf = xp.isfinite(a) & (a != 0) & xp.isinf(b) & (xp.signbit(a) != xp.signbit(b))
+        if xp.any(inf_over_finite) or xp.any(finite_over_inf):
+            out = xp.where(inf_over_finite, a / b, out)
+            out = xp.where(finite_over_inf, xp.asarray(-0.0, dtype=out.dtype), out)
+        return out
+
+    def fixed_expm1(x: Any, /) -> Any:
+        out = expm1(x)
+        if not xp.isdtype(x.dtype, "complex floating"):
+            return out
+        # NumPy's complex expm1 misses the standard's special cases at
+        # infinities and NaN; exp(x) - 1 gets them right there.
+        special = ~(xp.isfinite(xp.real(x)) & xp.isfinite(xp.imag(x)))
+        if xp.any(special):
+            re, im = xp.real(x), xp.imag(x)
+            alt = xp.exp(x) - 1
+            neg_inf = xp.isinf(re) & (re < 0)
+            alt = xp.where(neg_inf, xp.asarray(-1 + 0j, dtype=x.dtype), alt)
+            zero_im = (im == 0) & ~xp.isinf(re)
+            alt = xp.where(zero_im, re + 0j * im, alt)
+            pos_inf_zero = xp.isinf(re) & (re > 0) & (im == 0)
+            alt = xp.where(pos_inf_zero, x, alt)
+            out = xp.where(special, alt, out)
+        return out
+
+    return {"floor_divide": fixed_floor_divide, "expm1": fixed_expm1}
 
 
 host_namespace = _derive("unifiedarray.compute.host", _compat_numpy)

@@ -153,4 +153,4 @@ class MLXBackend(Backend):
         """A new handle on the same data, so that writes through the old
         handle (MLX's in-place ``a[i] = v`` rebinds that handle only) no
         longer reach the buffer's copy."""
-        return self.mx.array(native)
+        return self.mx.array(native, dtype=native.dtype)  # without dtype= MLX gives float32

@@ -1,0 +1,322 @@
+"""Protocols through which NumPy, CuPy, MLX, DLPack consumers, pickle and
+dask take a :class:`~unifiedarray.UnifiedArray`.
+
+What moves, and what is handed out:
+
+* ``__array__``: the host copy (synced first if stale, counted) as a
+  *read-only* view; a writable array only as a copy.  ``np.asarray(x)``
+  therefore works on an array that lives on a device (CuPy refuses), and
+  nothing handed out can go stale unnoticed.
+* ``__array_ufunc__`` / ``__array_function__``: NumPy functions run on the
+  device where the array lives (NumPy on the host, CuPy on CUDA, the MLX
+  namespace on MLX for the functions in :data:`MLX_EQUIVALENTS`); anything
+  else runs on the host, its moves counted, and its results are sent back.
+  ``out=`` arguments that are UnifiedArrays are written through the buffer.
+  An ``np.ndarray`` mixed with UnifiedArrays is taken as host data.
+* ``__dlpack__``: the copy on the array's own device.  Host exports are
+  read-only (the DLPack 1.x flag) unless the consumer asks for a copy; a
+  legacy (pre-1.0) consumer, which cannot be told "read-only", gets a
+  writable export that counts as a write (a lease, as ``buf.host`` is).
+* ``__cuda_array_interface__`` / ``__cupy_get_ndarray__``: the CUDA copy;
+  counts as a device write, because the consumer gets a raw pointer.
+* ``__mlx_array__``: the MLX copy, as a new handle (MLX's in-place writes
+  rebind a handle, so the consumer cannot write into the buffer).
+* pickling keeps dtype, shape, data and device (the host on load where the
+  device does not exist); ``__dask_tokenize__`` names the buffer and its
+  write version without touching data.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ._array import UnifiedArray, _send_back, _wrap, native_on, placement_of, _write
+from ._devices import CPU, MLX, Device
+from .backends import backend_for
+
+# NumPy names whose semantics the Array API function of (maybe) another name
+# shares exactly; only these run on MLX when called through NumPy.
+MLX_EQUIVALENTS: dict[str, str] = {
+    **{n: n for n in (
+        "add subtract multiply divide floor_divide negative positive exp expm1 log log1p log2 log10 "
+        "sqrt square sin cos tan sinh cosh tanh floor ceil trunc sign isnan isinf isfinite maximum "
+        "minimum equal not_equal less less_equal greater greater_equal logical_and logical_or "
+        "logical_xor logical_not bitwise_and bitwise_or bitwise_xor hypot copysign logaddexp "
+        "matmul where sum prod mean max min argmax argmin stack sort argsort all any "
+        "reshape expand_dims squeeze flip roll tile repeat clip"
+    ).split()},
+    "true_divide": "divide", "absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
+    "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2", "power": "pow",
+    "invert": "bitwise_invert", "bitwise_not": "bitwise_invert", "left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift", "remainder": "remainder", "mod": "remainder",
+    "conjugate": "conj", "concatenate": "concat", "amax": "max", "amin": "min",
+    "linalg.solve": "linalg.solve", "linalg.inv": "linalg.inv", "linalg.det": "linalg.det",
+    "linalg.cholesky": "linalg.cholesky", "linalg.qr": "linalg.qr", "linalg.eigh": "linalg.eigh",
+    "fft.fft": "fft.fft", "fft.ifft": "fft.ifft", "fft.rfft": "fft.rfft", "fft.irfft": "fft.irfft",
+}  # fmt: skip
+
+
+# -- NumPy -----------------------------------------------------------------------
+
+
+def __array__(self: UnifiedArray, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
+    host = native_on(self, CPU, "__array__")
+    if dtype is not None and np.dtype(dtype) != host.dtype:
+        if copy is False:
+            raise ValueError("__array__(copy=False) with a different dtype needs a copy")
+        return host.astype(dtype)
+    if copy:
+        return np.array(host, copy=True)
+    view = host.view()
+    view.flags.writeable = False
+    return view
+
+
+def _numpy_name(func: Any) -> str:
+    mod = getattr(func, "__module__", "") or ""
+    name = getattr(func, "__name__", "")
+    for sub in ("linalg", "fft"):
+        if mod.endswith(sub) or mod.endswith(f"{sub}._linalg") or f".{sub}" in mod:
+            return f"{sub}.{name}"
+    return name
+
+
+def _to_unified(obj: Any) -> Any:
+    """ndarrays among the arguments are host data: make them UnifiedArrays."""
+    if type(obj) is np.ndarray:
+        return _wrap(np.array(obj, copy=True), CPU)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_unified(o) for o in obj)
+    return obj
+
+
+def _collect(obj: Any, found: list) -> None:
+    if type(obj) is UnifiedArray:
+        found.append(obj)
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            _collect(o, found)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _collect(o, found)
+
+
+def _natives(obj: Any, dev: Device, reason: str) -> Any:
+    if type(obj) is UnifiedArray:
+        return native_on(obj, dev, reason)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_natives(o, dev, reason) for o in obj)
+    if isinstance(obj, dict):
+        return {k: _natives(v, dev, reason) for k, v in obj.items()}
+    return obj
+
+
+def _wrap_any(res: Any, dev: Device) -> Any:
+    from ._array import _is_native
+
+    if _is_native(res, dev):
+        return _wrap(res, dev)
+    if isinstance(res, tuple):
+        items = [_wrap_any(r, dev) for r in res]
+        return type(res)(*items) if hasattr(res, "_fields") else tuple(items)
+    if isinstance(res, list):
+        return [_wrap_any(r, dev) for r in res]
+    return res
+
+
+def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason: str) -> Any:
+    """Run a NumPy-level call where its UnifiedArray arguments live."""
+    out = kwargs.pop("out", None)
+    args, kwargs = _to_unified(args), _to_unified(kwargs)
+    found: list[UnifiedArray] = []
+    _collect(args, found)
+    _collect(kwargs, found)
+    dev = placement_of(found) if found else CPU
+    result: Any = None
+    if dev.kind == "cuda":
+        import cupy
+
+        fn: Any = cupy
+        for part in name.split("."):
+            fn = getattr(fn, part, None)
+            if fn is None:
+                break
+        if fn is not None:
+            with cupy.cuda.Device(dev.index):
+                result = _wrap_any(fn(*_natives(args, dev, reason), **_natives(kwargs, dev, reason)), dev)
+    elif dev.kind == "mlx" and name in MLX_EQUIVALENTS:
+        from . import _array
+
+        target = MLX_EQUIVALENTS[name]
+        try:
+            result = _array.dispatch(target, args, kwargs, reason=reason)
+        except TypeError:
+            result = None  # NumPy-only keywords (ddof=, ...): the host does it
+    if result is None and dev == CPU:
+        result = _wrap_any(host_call(*_natives(args, CPU, reason), **_natives(kwargs, CPU, reason)), CPU)
+    elif result is None:
+        why = f"host fallback: numpy.{name}"
+        host = _wrap_any(host_call(*_natives(args, CPU, why), **_natives(kwargs, CPU, why)), CPU)
+        result = _send_back(host, dev, why)
+    if out is None:
+        return result
+    outs = out if isinstance(out, tuple) else (out,)
+    results = result if isinstance(result, tuple) else (result,)
+    for o, r in zip(outs, results):
+        if type(o) is UnifiedArray:
+            _write(o, Ellipsis, native_on(r, o.device, reason) if type(r) is UnifiedArray else r, reason)
+        else:
+            np.copyto(o, np.asarray(r))
+    return out if isinstance(out, tuple) and len(outs) > 1 else outs[0]
+
+
+def __array_ufunc__(self: UnifiedArray, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    if method != "__call__" or kwargs.get("where") is not None:
+        # reduce/accumulate/at and masked calls: NumPy on the host, counted.
+        host_call = getattr(ufunc, method)
+        name = f"{ufunc.__name__}.{method}"
+        return _run_numpy_call(name, host_call, inputs, kwargs, f"numpy.{name}")
+    return _run_numpy_call(ufunc.__name__, ufunc, inputs, kwargs, f"numpy.{ufunc.__name__}")
+
+
+def __array_function__(self: UnifiedArray, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+    if not all(issubclass(t, (UnifiedArray, np.ndarray)) for t in types):
+        return NotImplemented
+    name = _numpy_name(func)
+    return _run_numpy_call(name, func, args, dict(kwargs), f"numpy.{name}")
+
+
+# -- DLPack ------------------------------------------------------------------------
+
+
+def __dlpack__(
+    self: UnifiedArray,
+    *,
+    stream: Any = None,
+    max_version: Optional[tuple[int, int]] = None,
+    dl_device: Optional[tuple[int, int]] = None,
+    copy: Optional[bool] = None,
+) -> Any:
+    dev = self.device
+    kwargs: dict[str, Any] = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
+    if dl_device is not None and dl_device[0] == 1 and dev != CPU:
+        # The consumer wants the data on the CPU: that is a copy.
+        if copy is False:
+            raise BufferError(f"__dlpack__: data lives on {dev}; a CPU export needs copy=True or None")
+        host = np.array(native_on(self, CPU, "__dlpack__"), copy=True)
+        return host.__dlpack__(max_version=max_version, copy=False)
+    if dev == CPU:
+        host = native_on(self, CPU, "__dlpack__")
+        if copy:
+            return np.array(host, copy=True).__dlpack__(stream=stream, **kwargs)
+        if max_version is not None and tuple(max_version) >= (1, 0):
+            view = host.view()
+            view.flags.writeable = False  # exported with DLPack's read-only flag
+            return view.__dlpack__(stream=stream, **kwargs)
+        # A legacy consumer cannot be told "read-only": the export is a lease.
+        return self._buf._lease(CPU, "__dlpack__").__dlpack__(stream=stream)
+    if not copy:
+        self._buf._lease(dev, "__dlpack__")  # the consumer may write: presume it does
+    native = native_on(self, dev, "__dlpack__")
+    try:
+        return native.__dlpack__(stream=stream, **kwargs)
+    except TypeError:  # producers that predate the 2023.12 keywords
+        return native.__dlpack__(stream=stream) if stream is not None else native.__dlpack__()
+
+
+def __dlpack_device__(self: UnifiedArray) -> tuple[int, int]:
+    dev = self.device
+    if dev == CPU:
+        return (1, 0)
+    if dev.kind == "cuda":
+        return (2, dev.index)
+    buf = self._buf
+    native = buf._copies.get(dev)
+    if native is None:
+        native = native_on(self, dev, "__dlpack_device__")
+    return tuple(native.__dlpack_device__())  # type: ignore[return-value]
+
+
+# -- CUDA and MLX --------------------------------------------------------------------
+
+
+def _cuda_native(self: UnifiedArray, reason: str) -> Any:
+    if self.device.kind != "cuda":
+        raise AttributeError(f"{reason}: this array lives on {self.device}, not on a CUDA device")
+    self._buf._lease(self.device, reason)  # a raw pointer goes out: presume a write
+    return native_on(self, self.device, reason)
+
+
+def _cuda_array_interface(self: UnifiedArray) -> dict[str, Any]:
+    """Version 3 of the CUDA Array Interface, from CuPy's own export (which
+    carries the ``stream`` key and synchronises as the protocol prescribes)."""
+    return _cuda_native(self, "__cuda_array_interface__").__cuda_array_interface__
+
+
+def __cupy_get_ndarray__(self: UnifiedArray) -> Any:
+    return _cuda_native(self, "__cupy_get_ndarray__")
+
+
+def __mlx_array__(self: UnifiedArray) -> Any:
+    native = native_on(self, MLX, "__mlx_array__")
+    return backend_for(MLX).detach(native)  # type: ignore[attr-defined]
+
+
+# -- conversions, pickling, dask -----------------------------------------------------
+
+
+def to_numpy(self: UnifiedArray) -> np.ndarray:
+    """The data on the host, as a read-only NumPy view (synced if stale).
+
+    >>> import unifiedarray as xp
+    >>> xp.arange(3).to_numpy()
+    array([0, 1, 2])
+    """
+    return __array__(self)
+
+
+def tolist(self: UnifiedArray) -> Any:
+    """The data as nested Python lists (scalars for a 0-d array)."""
+    return native_on(self, CPU, "tolist").tolist()
+
+
+def _rebuild(data: np.ndarray, device: str) -> UnifiedArray:
+    from ._creation import asarray
+
+    try:
+        backend_for(device)
+    except ValueError:
+        device = "cpu"  # the device is not on this machine: restore on the host
+    return asarray(data, device=device)
+
+
+def __reduce__(self: UnifiedArray) -> tuple:
+    return (_rebuild, (np.array(native_on(self, CPU, "pickle"), copy=True), str(self.device)))
+
+
+def __dask_tokenize__(self: UnifiedArray) -> tuple:
+    buf = self._buf
+    return ("unifiedarray", id(buf), buf._version, self._key, str(self.dtype), self._shape)
+
+
+def install() -> None:
+    for name, fn in {
+        "__array__": __array__,
+        "__array_ufunc__": __array_ufunc__,
+        "__array_function__": __array_function__,
+        "__dlpack__": __dlpack__,
+        "__dlpack_device__": __dlpack_device__,
+        "__cupy_get_ndarray__": __cupy_get_ndarray__,
+        "__mlx_array__": __mlx_array__,
+        "to_numpy": to_numpy,
+        "tolist": tolist,
+        "__reduce__": __reduce__,
+        "__dask_tokenize__": __dask_tokenize__,
+    }.items():
+        setattr(UnifiedArray, name, fn)
+    UnifiedArray.__cuda_array_interface__ = property(_cuda_array_interface)  # type: ignore[attr-defined]
+
+
+install()
