@@ -49,6 +49,8 @@ from ._ledger import TransferLedger, TransferRecord, track_transfers
 from ._ledger import totals as transfer_totals
 from ._policy import TransferError, default_device, get_default_device, set_default_device, transfer_guard
 from ._accelerator import Accelerator, get_accelerator, list_devices
+from ._pool import MemoryPool, OutOfMemoryError, get_memory_pool
+from ._streaming import prefetch
 
 __version__ = "0.1.0"
 __array_api_version__ = "2025.12"

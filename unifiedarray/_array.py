@@ -143,6 +143,8 @@ def native_on(x: "UnifiedArray", dev: Device, reason: str) -> Any:
     """``x``'s data as a native array of ``dev``, its buffer synced first if
     stale (a counted move).  For a view, the view's chain is applied."""
     buf = x._buf
+    if buf._pending is not None:
+        buf._wait()  # a non-blocking move is still in flight
     if dev in buf._valid:
         base = buf._copies[dev]
     else:

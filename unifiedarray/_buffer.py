@@ -134,6 +134,8 @@ class UnifiedBuffer:
         "_mlx_leased",
         "_released",
         "_version",
+        "_pool",
+        "_pending",
         "__weakref__",
     )
 
@@ -145,35 +147,42 @@ class UnifiedBuffer:
         pinned: bool = False,
         device: Optional[DeviceLike] = None,
     ) -> None:
-        self._shape = _normalize_shape(shape)
-        self._dtype = np.dtype(dtype)
-        self._pinned = bool(pinned)
-        self._placement = CPU if device is None else Device.parse(device)
-        backend_for(self._placement).check_dtype(self._dtype, self._placement, "UnifiedBuffer")
-        self._copies: dict[Device, Any] = {}
-        self._valid: frozenset[Device] = frozenset()
-        self._lock = threading.RLock()
-        self._host_handles: list[weakref.ref] = []
-        self._mlx_leased = False
-        self._released = False
-        self._version = 0
+        shape = _normalize_shape(shape)
+        dtype = np.dtype(dtype)
+        placement = CPU if device is None else Device.parse(device)
+        backend_for(placement).check_dtype(dtype, placement, "UnifiedBuffer")
+        self._setup(shape, dtype, placement, bool(pinned))
 
-    @classmethod
-    def _wrap(cls, native: Any, device: Device, dtype: np.dtype) -> "UnifiedBuffer":
-        """A buffer that adopts ``native`` (already on ``device``) as its only
-        copy.  The caller guarantees nothing else aliases ``native``."""
-        self = object.__new__(cls)
-        self._shape = tuple(native.shape)
+    def _setup(self, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool) -> None:
+        self._shape = shape
         self._dtype = dtype
-        self._pinned = False
+        self._pinned = pinned
         self._placement = device
-        self._copies = {device: native}
-        self._valid = frozenset((device,))
+        self._copies = {}
+        self._valid = frozenset()
         self._lock = threading.RLock()
         self._host_handles = []
         self._mlx_leased = False
         self._released = False
         self._version = 0
+        self._pool = None
+        self._pending = None
+
+    @classmethod
+    def _blank(cls, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> "UnifiedBuffer":
+        """An uninitialised buffer, without argument checks (for callers that
+        already hold a normalised shape, a dtype and a checked device)."""
+        self = object.__new__(cls)
+        self._setup(shape, dtype, device, pinned)
+        return self
+
+    @classmethod
+    def _wrap(cls, native: Any, device: Device, dtype: np.dtype) -> "UnifiedBuffer":
+        """A buffer that adopts ``native`` (already on ``device``) as its only
+        copy.  The caller guarantees nothing else aliases ``native``."""
+        self = cls._blank(tuple(native.shape), dtype, device)
+        self._copies[device] = native
+        self._valid = frozenset((device,))
         return self
 
     # -- facts -------------------------------------------------------------
@@ -200,9 +209,9 @@ class UnifiedBuffer:
         host = self._copies.get(CPU)
         if host is None or not self._pinned:
             return False
-        from .backends import _registry
+        from .backends.cupy_backend import is_pinned
 
-        return _registry()["cuda"].available
+        return is_pinned(host)
 
     @property
     def placement(self) -> Device:
@@ -224,7 +233,7 @@ class UnifiedBuffer:
         """The six-state summary of per-copy validity (see :class:`BufferState`)."""
         with self._lock:
             copies, valid = self._copies, self._valid
-            if not copies:
+            if not valid:
                 return BufferState.UNINITIALIZED
             has_host = CPU in copies
             devices = [d for d in copies if d != CPU]
@@ -246,7 +255,15 @@ class UnifiedBuffer:
                 "instead of using it after release()"
             )
 
-    def _acquire(self, dev: Device, write: bool, reason: str, explicit: bool = False, overwrite: bool = False) -> Any:
+    def _acquire(
+        self,
+        dev: Device,
+        write: bool,
+        reason: str,
+        explicit: bool = False,
+        overwrite: bool = False,
+        blocking: bool = True,
+    ) -> Any:
         """The copy on ``dev``, made valid; with ``write``, the only valid one.
 
         ``overwrite`` says the caller replaces all the data, so a stale copy
@@ -255,20 +272,40 @@ class UnifiedBuffer:
         """
         with self._lock:
             self._check_alive()
+            if self._pending is not None:
+                self._wait()
             if dev not in self._valid:
-                if not self._copies or overwrite:
-                    if dev not in self._copies:
-                        self._copies[dev] = backend_for(dev).zeros(self._shape, self._dtype, dev, self._pinned)
+                if not self._valid or overwrite:
+                    # No data yet (or all of it about to be replaced): nothing to move.
+                    native = self._copies.get(dev)
+                    if native is None:
+                        self._copies[dev] = self._allocate(dev, zero=not overwrite)
+                    elif not self._valid and not overwrite:
+                        native.fill(0)  # a pooled block: never show a previous owner's data
                     self._set_valid(frozenset((dev,)) if overwrite or not self._valid else self._valid | {dev})
                 else:
-                    self._move_to(dev, reason, explicit)
+                    self._move_to(dev, reason, explicit, blocking)
             if write or overwrite:
                 self._version += 1  # what dask tokens and caches key on
                 if self._valid != frozenset((dev,)):
                     self._set_valid(frozenset((dev,)))
             return self._copies[dev]
 
-    def _move_to(self, dev: Device, reason: str, explicit: bool) -> None:
+    def _allocate(self, dev: Device, zero: bool) -> Any:
+        """A new copy on ``dev``: from this buffer's memory pool if it has
+        one (MLX arrays are values, so MLX copies are never pooled)."""
+        if self._pool is not None and dev.kind != "mlx":
+            return self._pool._allocate_copy(self, dev, zero)
+        return backend_for(dev).zeros(self._shape, self._dtype, dev, self._pinned)
+
+    def _wait(self) -> None:
+        """Wait for a non-blocking move still in flight (see sync_to_device)."""
+        with self._lock:
+            pending, self._pending = self._pending, None
+            if pending is not None:
+                pending.synchronize()
+
+    def _move_to(self, dev: Device, reason: str, explicit: bool, blocking: bool = True) -> None:
         """Make the stale copy on ``dev`` valid, counting every move."""
         backend = backend_for(dev)
         backend.check_dtype(self._dtype, dev, reason)
@@ -279,14 +316,22 @@ class UnifiedBuffer:
             source = next(iter(self._valid))
             host = self._copies.get(CPU)
             if host is None:
-                host = backend_for(CPU).zeros(self._shape, self._dtype, CPU, self._pinned)
+                host = self._allocate(CPU, zero=False)
             with transfer(str(source), "cpu", nbytes, reason, explicit):
-                backend_for(source).download(self._copies[source], host)
+                if not blocking and dev == CPU:
+                    self._pending = backend_for(source).download_async(self._copies[source], host)
+                else:
+                    backend_for(source).download(self._copies[source], host)
             self._copies[CPU] = host
             self._set_valid(self._valid | {CPU})
         if dev != CPU:
             with transfer("cpu", str(dev), nbytes, reason, explicit):
-                self._copies[dev] = backend.upload(self._copies[CPU], dev, into=self._copies.get(dev))
+                if blocking:
+                    self._copies[dev] = backend.upload(self._copies[CPU], dev, into=self._copies.get(dev))
+                else:
+                    self._copies[dev], self._pending = backend.upload_async(
+                        self._copies[CPU], dev, into=self._copies.get(dev)
+                    )
             self._set_valid(self._valid | {dev})
 
     def _set_valid(self, valid: frozenset[Device]) -> None:
@@ -383,15 +428,23 @@ class UnifiedBuffer:
         return self._lease(MLX, "UnifiedBuffer.metal")
 
     # -- documented methods ----------------------------------------------------
-    def sync_to_device(self, device: Optional[DeviceLike] = None) -> None:
+    def sync_to_device(self, device: Optional[DeviceLike] = None, *, blocking: bool = True) -> None:
         """Make the accelerator copy (or ``device``'s) current; an explicit
-        move, allowed under every transfer guard.  Marks nothing dirty."""
-        dev = self._accelerator() if device is None else Device.parse(device)
-        self._acquire(dev, False, "sync_to_device", explicit=True)
+        move, allowed under every transfer guard.  Marks nothing dirty.
 
-    def sync_to_host(self) -> None:
-        """Make the host copy current; an explicit move.  Marks nothing dirty."""
-        self._acquire(CPU, False, "sync_to_host", explicit=True)
+        With ``blocking=False`` on CUDA the copy is queued on the current
+        stream and this returns at once; work queued after it on that stream
+        sees the data, and any later access to this buffer from Python (a
+        host write included) first waits for the copy to finish.  Elsewhere
+        the move is made before returning.
+        """
+        dev = self._accelerator() if device is None else Device.parse(device)
+        self._acquire(dev, False, "sync_to_device", explicit=True, blocking=blocking)
+
+    def sync_to_host(self, *, blocking: bool = True) -> None:
+        """Make the host copy current; an explicit move.  Marks nothing dirty.
+        ``blocking=False`` as for :meth:`sync_to_device`."""
+        self._acquire(CPU, False, "sync_to_host", explicit=True, blocking=blocking)
 
     def _mark(self, dev: Device) -> None:
         with self._lock:

@@ -107,6 +107,17 @@ class Backend:
         intermediate host array."""
         raise NotImplementedError
 
+    def upload_async(self, host: np.ndarray, device: Device, into: Any = None) -> tuple[Any, Any]:
+        """Start copying ``host`` in; returns ``(array, event)`` where
+        ``event.synchronize()`` waits for the copy.  Backends without
+        asynchronous copies copy now and return a finished event."""
+        return self.upload(host, device, into), _DONE
+
+    def download_async(self, native: Any, out: np.ndarray) -> Any:
+        """Start copying ``native`` into ``out``; returns an event."""
+        self.download(native, out)
+        return _DONE
+
     def is_native(self, obj: Any) -> bool:
         return False
 
@@ -123,6 +134,16 @@ class Backend:
 
     def synchronize(self, device: Device) -> None:
         """Wait for outstanding work on ``device``."""
+
+
+class _Done:
+    """An event that has already happened."""
+
+    def synchronize(self) -> None:
+        return None
+
+
+_DONE = _Done()
 
 
 def host_memory_info() -> tuple[int, int]:

@@ -9,13 +9,32 @@ half-way through a user's computation.
 
 from __future__ import annotations
 
+import threading
 from types import ModuleType
 from typing import Any, Optional
 
 import numpy as np
 
 from .._devices import Device
-from . import Backend
+from . import _DONE, Backend
+
+#: size of each pinned staging chunk for large pageable uploads
+STAGING_CHUNK = 8 << 20
+
+
+def _finished() -> Any:
+    return _DONE
+
+
+def is_pinned(host: np.ndarray) -> bool:
+    """Whether ``host``'s memory is page-locked (registered with CUDA)."""
+    try:
+        import cupy
+
+        attrs = cupy.cuda.runtime.pointerGetAttributes(host.ctypes.data)
+        return int(attrs.type) == 1  # cudaMemoryTypeHost
+    except Exception:
+        return False
 
 
 class CuPyBackend(Backend):
@@ -25,6 +44,8 @@ class CuPyBackend(Backend):
     def __init__(self) -> None:
         super().__init__()
         self._count = 0
+        self._staging: Optional[list[np.ndarray]] = None
+        self._staging_lock = threading.Lock()
 
     def _probe(self) -> Optional[str]:
         try:
@@ -64,13 +85,53 @@ class CuPyBackend(Backend):
     def upload(self, host: np.ndarray, device: Device, into: Any = None) -> Any:
         import cupy
 
+        src = np.ascontiguousarray(host)  # ndarray.set needs a C-contiguous source
+        with cupy.cuda.Device(device.index):
+            if into is None:
+                into = cupy.empty(src.shape, src.dtype)
+            if src.nbytes >= 2 * STAGING_CHUNK and not is_pinned(src):
+                self._staged_upload(src, into)
+            else:
+                into.set(src)
+            return into
+
+    def _staged_upload(self, src: np.ndarray, dst: Any) -> None:
+        """Pageable host memory cannot be copied asynchronously, and the
+        driver stages it through a small pinned buffer one piece at a time.
+        Here two pinned chunks alternate: the CPU fills one while the GPU's
+        DMA engine drains the other, so the two copies overlap."""
+        import cupy
+        import cupyx
+
+        with self._staging_lock:
+            if self._staging is None:
+                self._staging = [cupyx.empty_pinned(STAGING_CHUNK, np.uint8) for _ in range(2)]
+            stream = cupy.cuda.Stream(non_blocking=True)
+            flat_src = src.reshape(-1).view(np.uint8)
+            flat_dst = dst.reshape(-1).view(cupy.uint8)
+            events: list[Any] = [None, None]
+            for i, start in enumerate(range(0, flat_src.size, STAGING_CHUNK)):
+                k = i % 2
+                if events[k] is not None:
+                    events[k].synchronize()  # that chunk's previous DMA is done
+                stop = min(start + STAGING_CHUNK, flat_src.size)
+                stage = self._staging[k][: stop - start]
+                np.copyto(stage, flat_src[start:stop])
+                flat_dst[start:stop].set(stage, stream=stream)
+                events[k] = stream.record()
+            stream.synchronize()
+
+    def upload_async(self, host: np.ndarray, device: Device, into: Any = None) -> tuple[Any, Any]:
+        import cupy
+
+        if not is_pinned(host) or not host.flags.c_contiguous:
+            return self.upload(host, device, into), _finished()
         with cupy.cuda.Device(device.index):
             if into is None:
                 into = cupy.empty(host.shape, host.dtype)
-            # ndarray.set is a single host-to-device copy into the existing
-            # allocation; it needs a C-contiguous source.
-            into.set(np.ascontiguousarray(host))
-            return into
+            stream = cupy.cuda.get_current_stream()
+            into.set(host, stream=stream)  # asynchronous: the source is pinned
+            return into, stream.record()
 
     def download(self, native: Any, out: np.ndarray) -> None:
         # Lands directly in the host buffer: no intermediate host array.
@@ -78,6 +139,17 @@ class CuPyBackend(Backend):
             native.get(out=out)
         else:
             np.copyto(out, native.get())
+
+    def download_async(self, native: Any, out: np.ndarray) -> Any:
+        import cupy
+
+        if not (is_pinned(out) and out.flags.c_contiguous and native.flags.c_contiguous):
+            self.download(native, out)
+            return _finished()
+        with cupy.cuda.Device(native.device.id):
+            stream = cupy.cuda.get_current_stream()
+            native.get(stream=stream, out=out)
+            return stream.record()
 
     def is_native(self, obj: Any) -> bool:
         return type(obj).__module__.startswith("cupy") and hasattr(obj, "__cuda_array_interface__")

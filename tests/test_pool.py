@@ -1,0 +1,154 @@
+"""Memory pools: reuse, statistics, limits, trimming, out of memory, use
+after release, and a soak."""
+
+from __future__ import annotations
+
+import gc
+import resource
+
+import numpy as np
+import pytest
+
+import unifiedarray as ua
+from unifiedarray import MemoryPool, OutOfMemoryError
+from unifiedarray._pool import size_class
+
+
+def test_size_classes():
+    assert size_class(0) == 4096 and size_class(4096) == 4096
+    assert size_class(4097) == 8192
+    assert size_class(2 << 30) == 2 << 30
+    assert size_class((2 << 30) + 1) == (2 << 30) + (2 << 20)
+
+
+def test_release_then_acquire_reuses_the_memory():
+    pool = MemoryPool()
+    a = pool.acquire((1000,), dtype=np.float32)
+    a.host[:] = 7.0
+    ptr = a.to_numpy().ctypes.data
+    pool.release(a)
+    b = pool.acquire((1000,), dtype=np.float32)
+    assert b.to_numpy().ctypes.data == ptr  # same block ...
+    assert not b.to_numpy().any()  # ... never the previous owner's data
+    s = pool.stats()
+    assert (s["acquires"], s["hits"], s["misses"]) == (2, 1, 1)
+    assert s["hit_rate"] == 0.5
+
+
+def test_a_smaller_request_fits_a_larger_class_block():
+    pool = MemoryPool()
+    pool.release(pool.acquire((2000,), dtype=np.float32))  # 8000 B -> 8 KiB block
+    b = pool.acquire((1500,), dtype=np.float32)  # 6000 B -> the same class
+    assert pool.stats()["hits"] == 1
+    assert b.shape == (1500,)
+    assert pool.stats()["fragmentation"] == pytest.approx(1 - 6000 / 8192)
+
+
+def test_use_after_release_raises_and_handles_are_revoked():
+    pool = MemoryPool()
+    a = pool.acquire((16,), dtype=np.int64)
+    h = a.host
+    pool.release(a)
+    with pytest.raises(RuntimeError, match="released"):
+        a.to_numpy()
+    with pytest.raises(RuntimeError, match="released"):
+        a.fill(1)
+    with pytest.raises(ValueError, match="read-only"):
+        h[0] = 1  # the next owner's memory is not writable through an old handle
+    with pytest.raises(RuntimeError, match="already released"):
+        pool.release(a)
+
+
+def test_release_checks_its_argument():
+    pool = MemoryPool()
+    with pytest.raises(TypeError):
+        pool.release(np.zeros(3))
+    with pytest.raises(ValueError):
+        pool.release(ua.UnifiedBuffer((3,)))
+
+
+def test_limit_trim_and_out_of_memory():
+    pool = MemoryPool()
+    pool.set_limit(64 * 1024)
+    held = [pool.acquire((4096,), dtype=np.float32) for _ in range(4)]  # 4 x 16 KiB
+    with pytest.raises(OutOfMemoryError, match=r"cpu: asked for 16384 bytes.*limit=65536") as info:
+        pool.acquire((4096,), dtype=np.float32)
+    assert isinstance(info.value, MemoryError)
+    pool.release(held.pop())
+    # The freed block is reused, and a different class fits after trimming.
+    pool.acquire((4096,), dtype=np.float32)
+    pool.release(held.pop())
+    small = pool.acquire((100,), dtype=np.float32)  # needs a 4 KiB block: the pooled 16 KiB is trimmed
+    assert small.nbytes == 400
+    assert pool.stats()["bytes_pooled"] == 0
+
+
+def test_out_of_memory_collects_garbage_and_retries():
+    pool = MemoryPool()
+    pool.set_limit(32 * 1024)
+    pool.acquire((4096,), dtype=np.float32)  # never released, but dropped
+    gc.collect()
+    # Blocks of dropped buffers are not pooled again (release is the API),
+    # so the pool is honest: in-use bytes stay counted and the limit holds.
+    with pytest.raises(OutOfMemoryError):
+        for _ in range(2):
+            pool.acquire((4096,), dtype=np.float32)
+
+
+def test_fraction_limit_and_trim_threshold():
+    pool = MemoryPool(trim_threshold=16 * 1024)
+    for _ in range(4):
+        pool.release(pool.acquire((16 * 1024,), dtype=np.uint8))
+    bufs = [pool.acquire((16 * 1024,), dtype=np.uint8) for _ in range(3)]
+    for b in bufs:
+        pool.release(b)
+    assert pool.stats()["bytes_pooled"] <= 16 * 1024
+    assert pool.trim() == 16 * 1024
+    pool.set_limit(fraction=0.5)
+    with pytest.raises(ValueError):
+        pool.set_limit(fraction=2.0)
+
+
+def test_per_size_class_statistics():
+    pool = MemoryPool()
+    a = pool.acquire((10,), dtype=np.float64)
+    b = pool.acquire((10_000,), dtype=np.float64)
+    pool.release(b)
+    classes = pool.stats()["spaces"]["cpu"]["size_classes"]
+    assert classes[4096] == {"in_use": 1, "free": 0}
+    assert classes[131072] == {"in_use": 0, "free": 1}
+    assert pool.stats()["peak_bytes"] == 4096 + 131072
+    del a
+
+
+def test_pooled_buffers_sync_like_any_other():
+    from .conftest import HAS_MLX
+
+    if not HAS_MLX:
+        pytest.skip("needs MLX")
+    pool = MemoryPool()
+    a = pool.acquire((4,), dtype=np.float64)
+    a.host[:] = [1, 2, 3, 4]
+    a.mlx[0] = 10.0
+    assert a.to_numpy().tolist() == [10.0, 2.0, 3.0, 4.0]
+    pool.release(a)
+
+
+def test_default_pool_is_shared():
+    assert ua.get_memory_pool() is ua.get_memory_pool()
+
+
+def test_soak_100k_cycles_with_flat_memory():
+    pool = MemoryPool()
+    sizes = [(64,), (1000,), (4096,), (10,)]
+    for i in range(1000):  # warm up every class
+        pool.release(pool.acquire(sizes[i % 4], dtype=np.float32))
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for i in range(100_000):
+        buf = pool.acquire(sizes[i % 4], dtype=np.float32)
+        pool.release(buf)
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    s = pool.stats()
+    assert s["misses"] == 3  # 64 and 10 float32 share the 4 KiB class
+    assert s["bytes_in_use"] == 0
+    assert rss1 - rss0 < 20_000  # KiB: flat, not growing with cycles

@@ -1,0 +1,341 @@
+"""Memory pools: buffers from size-classed blocks, reused after release.
+
+``get_memory_pool()`` returns the process's pool.  ``acquire(shape, dtype)``
+returns a new :class:`~unifiedarray.UnifiedBuffer` whose copies are carved
+from pooled blocks; ``release(buf)`` gives the blocks back for the next
+``acquire`` that fits.  The *memory* is reused, not the buffer object: the
+released buffer is dead, and any use of it raises, so an old handle can never
+read its next owner's data.
+
+Underneath is one block pool per memory space (host, pinned host, each CUDA
+device).  Blocks come in 20 power-of-two size classes from 4 KiB to 2 GiB
+(the class is the smallest that holds the request); larger requests are
+rounded up to 2 MiB and reused only for an exact fit.  Host blocks come from
+NumPy, pinned blocks from CuPy's ``PinnedMemoryPool`` and CUDA blocks from
+CuPy's ``MemoryPool`` (so CuPy's own caching stays underneath).  MLX arrays
+are values with MLX's own allocator cache, so MLX copies are not pooled.
+
+Out of memory (the pool's limit, or the allocator underneath): free the
+pooled blocks of that space, collect garbage, retry once, then raise
+:class:`OutOfMemoryError` naming device, bytes and the pool's statistics.
+
+Example
+-------
+>>> import unifiedarray as ua
+>>> pool = ua.MemoryPool()
+>>> buf = pool.acquire((1000,), dtype="float32")
+>>> pool.release(buf)
+>>> buf2 = pool.acquire((1000,), dtype="float32")
+>>> pool.stats()["hits"]
+1
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+from collections import defaultdict, deque
+from typing import Any, Optional
+
+import numpy as np
+
+from ._buffer import UnifiedBuffer, _normalize_shape
+from ._devices import CPU, Device, DeviceLike
+from .backends import backend_for
+
+__all__ = ["MemoryPool", "OutOfMemoryError", "get_memory_pool", "size_class"]
+
+_MIN_CLASS = 4096
+_CLASSES = 20  # 4 KiB .. 2 GiB
+_HUGE_ROUND = 2 << 20
+
+
+class OutOfMemoryError(MemoryError):
+    """A pool could not provide the memory asked for, even after freeing its
+    cached blocks and collecting garbage."""
+
+
+def size_class(nbytes: int) -> int:
+    """The block size that serves a request of ``nbytes``.
+
+    >>> size_class(1), size_class(4097), size_class(3 << 30) == 3 << 30
+    (4096, 8192, True)
+    """
+    if nbytes <= _MIN_CLASS:
+        return _MIN_CLASS
+    size = 1 << (int(nbytes) - 1).bit_length()
+    if size <= _MIN_CLASS << (_CLASSES - 1):
+        return size
+    return -(-int(nbytes) // _HUGE_ROUND) * _HUGE_ROUND
+
+
+class _SpacePool:
+    """The blocks of one memory space: free lists per size class, counts."""
+
+    def __init__(self, device: Device, pinned: bool) -> None:
+        self.device = device
+        self.pinned = pinned
+        self.free: dict[int, deque] = defaultdict(deque)
+        self.pooled_bytes = 0
+        self.in_use_bytes = 0
+        self.requested_bytes = 0
+        self.peak_bytes = 0
+        self.hits = 0
+        self.misses = 0
+        self.in_use_by_class: dict[int, int] = defaultdict(int)
+        self.limit: Optional[int] = None
+
+    def new_block(self, size: int) -> Any:
+        dev = self.device
+        if dev == CPU:
+            if self.pinned:
+                from .backends.cupy_backend import pinned_zeros
+
+                block = pinned_zeros((size,), np.dtype(np.uint8))
+                if block is not None:
+                    return block
+            return np.empty(size, np.uint8)
+        import cupy
+
+        with cupy.cuda.Device(dev.index):
+            return cupy.empty(size, np.uint8)
+
+    def trim(self, keep: int = 0) -> int:
+        """Free pooled blocks, largest first, until at most ``keep`` bytes
+        stay pooled; returns the bytes freed."""
+        freed = 0
+        for size in sorted(self.free, reverse=True):
+            blocks = self.free[size]
+            while blocks and self.pooled_bytes > keep:
+                blocks.pop()
+                self.pooled_bytes -= size
+                freed += size
+        if self.device.kind == "cuda" and freed:
+            import cupy
+
+            cupy.get_default_memory_pool().free_all_blocks()
+        return freed
+
+    def stats(self) -> dict[str, Any]:
+        classes = sorted(set(self.free) | set(self.in_use_by_class))
+        return {
+            "hits": self.hits,
+            "misses": self.misses,
+            "bytes_in_use": self.in_use_bytes,
+            "bytes_requested": self.requested_bytes,
+            "bytes_pooled": self.pooled_bytes,
+            "peak_bytes": self.peak_bytes,
+            "limit": self.limit,
+            "size_classes": {
+                c: {"in_use": self.in_use_by_class.get(c, 0), "free": len(self.free.get(c, ()))} for c in classes
+            },
+        }
+
+
+class MemoryPool:
+    """A pool of buffers for every memory space.
+
+    Parameters
+    ----------
+    trim_threshold:
+        Pooled (free) bytes kept per memory space; a release that pools more
+        trims the excess.  ``None``: keep everything until :meth:`trim`.
+    """
+
+    def __init__(self, *, trim_threshold: Optional[int] = None) -> None:
+        self._lock = threading.RLock()
+        self._spaces: dict[tuple[Device, bool], _SpacePool] = {}
+        self._acquires = 0
+        self._checked: set[tuple[Device, np.dtype]] = set()
+        self.trim_threshold = trim_threshold
+
+    def _space(self, device: Device, pinned: bool) -> _SpacePool:
+        key = (device, pinned and device == CPU)
+        space = self._spaces.get(key)
+        if space is None:
+            space = self._spaces[key] = _SpacePool(*key)
+        return space
+
+    # -- the documented API ----------------------------------------------------
+    def acquire(
+        self,
+        shape: Any,
+        dtype: Any = np.float32,
+        *,
+        device: Optional[DeviceLike] = None,
+        pinned: bool = False,
+    ) -> UnifiedBuffer:
+        """A buffer of ``shape`` and ``dtype`` on ``device`` (default: the
+        host), made from a pooled block when one fits.  Its contents are
+        unspecified until written (reads see zeros, never an old owner's
+        data)."""
+        dev = CPU if device is None else Device.parse(device)
+        dt = dtype if type(dtype) is np.dtype else np.dtype(dtype)
+        key = (dev, dt)
+        if key not in self._checked:
+            backend_for(dev).check_dtype(dt, dev, "MemoryPool.acquire")
+            self._checked.add(key)
+        buf = UnifiedBuffer._blank(_normalize_shape(shape), dt, dev, bool(pinned))
+        buf._pool = self
+        self._acquires += 1
+        if dev.kind != "mlx":
+            # Take the placement's block now, so that acquire is where a hit
+            # or a miss happens; the copy stays uninitialised until used.
+            buf._copies[dev] = self._allocate_copy(buf, dev, zero=False)
+        return buf
+
+    def release(self, buf: UnifiedBuffer) -> None:
+        """Return ``buf``'s memory to the pool.  ``buf`` is dead afterwards:
+        any use of it raises ``RuntimeError``."""
+        if not isinstance(buf, UnifiedBuffer):
+            raise TypeError(f"release expects a UnifiedBuffer, got {type(buf).__name__}")
+        if buf._pool is not self:
+            raise ValueError("release: this buffer does not come from this pool")
+        with buf._lock:
+            if buf._released:
+                raise RuntimeError("release: this buffer was already released")
+            buf._set_valid(frozenset())  # revokes outstanding host handles
+            buf._released = True
+            copies, buf._copies = buf._copies, {}
+        with self._lock:
+            for dev, native in copies.items():
+                block = _block_of(native)
+                if block is None:
+                    continue
+                space = self._space(dev, buf._pinned)
+                size = block.nbytes
+                space.in_use_bytes -= size
+                space.requested_bytes -= buf.nbytes
+                space.in_use_by_class[size] -= 1
+                space.free[size].append(block)
+                space.pooled_bytes += size
+                if self.trim_threshold is not None and space.pooled_bytes > self.trim_threshold:
+                    space.trim(self.trim_threshold)
+
+    def stats(self, device: Optional[DeviceLike] = None) -> dict[str, Any]:
+        """Acquires, hits, misses, hit rate, bytes in use and pooled, peak,
+        per size class, and fragmentation (the share of in-use block bytes
+        that rounding to size classes wastes), over all spaces or one."""
+        with self._lock:
+            spaces = [s for (d, _), s in self._spaces.items() if device is None or d == Device.parse(device)]
+            per = {f"{s.device}{' (pinned)' if s.pinned else ''}": s.stats() for s in spaces}
+            hits = sum(s.hits for s in spaces)
+            misses = sum(s.misses for s in spaces)
+            in_use = sum(s.in_use_bytes for s in spaces)
+            requested = sum(s.requested_bytes for s in spaces)
+            return {
+                "acquires": self._acquires,
+                "hits": hits,
+                "misses": misses,
+                "hit_rate": hits / (hits + misses) if hits + misses else 0.0,
+                "bytes_in_use": in_use,
+                "bytes_pooled": sum(s.pooled_bytes for s in spaces),
+                "peak_bytes": sum(s.peak_bytes for s in spaces),
+                "fragmentation": 1.0 - requested / in_use if in_use else 0.0,
+                "spaces": per,
+            }
+
+    def set_limit(
+        self, nbytes: Optional[int] = None, *, fraction: Optional[float] = None, device: DeviceLike = "cpu"
+    ) -> None:
+        """Cap the bytes (in use plus pooled) of ``device``'s space, in bytes
+        or as a fraction of the device's total memory; ``None`` lifts it."""
+        dev = Device.parse(device)
+        if fraction is not None:
+            if not 0 < fraction <= 1:
+                raise ValueError("fraction must be in (0, 1]")
+            nbytes = int(backend_for(dev).memory_info(dev)[1] * fraction)
+        with self._lock:
+            for pinned in (False, True):
+                self._space(dev, pinned).limit = nbytes
+
+    def trim(self, keep: int = 0, *, device: Optional[DeviceLike] = None) -> int:
+        """Free pooled blocks until at most ``keep`` bytes stay pooled per
+        space; returns the bytes freed."""
+        with self._lock:
+            return sum(
+                s.trim(keep) for (d, _), s in self._spaces.items() if device is None or d == Device.parse(device)
+            )
+
+    # -- used by UnifiedBuffer ----------------------------------------------------------
+    def _allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool) -> Any:
+        nbytes = buf.nbytes
+        size = size_class(nbytes)
+        with self._lock:
+            space = self._space(dev, buf._pinned)
+            free = space.free.get(size)
+            if free:
+                block = free.pop()
+                space.pooled_bytes -= size
+                space.hits += 1
+            else:
+                block = self._new_block(space, size, nbytes)
+                space.misses += 1
+            space.in_use_bytes += size
+            space.requested_bytes += nbytes
+            space.in_use_by_class[size] += 1
+            space.peak_bytes = max(space.peak_bytes, space.in_use_bytes)
+        view = block[:nbytes].view(buf._dtype).reshape(buf._shape)
+        if zero:
+            view.fill(0)
+        return view
+
+    def _new_block(self, space: _SpacePool, size: int, nbytes: int) -> Any:
+        for attempt in (0, 1):
+            over = space.limit is not None and space.in_use_bytes + space.pooled_bytes + size > space.limit
+            if over:
+                space.trim(max(0, space.limit - space.in_use_bytes - size))  # type: ignore[operator]
+                over = space.in_use_bytes + space.pooled_bytes + size > space.limit  # type: ignore[operator]
+            if not over:
+                try:
+                    return space.new_block(size)
+                except Exception as exc:
+                    if not _is_oom(exc):
+                        raise
+            # Free what the pool caches and what Python still holds, once.
+            space.trim(0)
+            if attempt == 0:
+                self._lock.release()
+                try:
+                    gc.collect()
+                finally:
+                    self._lock.acquire()
+        raise OutOfMemoryError(
+            f"out of memory on {space.device}{' (pinned)' if space.pinned else ''}: asked for {nbytes} bytes "
+            f"(block {size}); limit={space.limit}, in use={space.in_use_bytes}, pooled={space.pooled_bytes}; "
+            f"stats={space.stats()}"
+        )
+
+
+def _is_oom(exc: BaseException) -> bool:
+    return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError"
+
+
+def _block_of(native: Any) -> Any:
+    """The pooled uint8 block a copy was carved from, or None."""
+    base = native
+    while getattr(base, "base", None) is not None:
+        base = base.base
+    if getattr(base, "dtype", None) == np.uint8 and base.ndim == 1 and base.nbytes >= _MIN_CLASS:
+        return base
+    return None
+
+
+_default_pool: Optional[MemoryPool] = None
+_default_lock = threading.Lock()
+
+
+def get_memory_pool() -> MemoryPool:
+    """The process's memory pool.
+
+    >>> import unifiedarray as ua
+    >>> ua.get_memory_pool() is ua.get_memory_pool()
+    True
+    """
+    global _default_pool
+    if _default_pool is None:
+        with _default_lock:
+            if _default_pool is None:
+                _default_pool = MemoryPool()
+    return _default_pool

@@ -1,0 +1,337 @@
+"""What every part of the MLX namespace shares: dtype tables, the dtype
+oracle, scalar conversion, counted host moves, and the float64 stream rule.
+
+Result dtypes come from one oracle, :func:`result_dtype`: the dtype that
+array-api-compat's NumPy namespace (the library's host namespace) gives for
+the same function on the same input dtypes.  Where the standard defines a
+result dtype, NumPy 2 gives exactly that; where it does not (mixed kinds,
+``sqrt`` of an integer), following NumPy keeps a program's dtypes the same on
+every device.  The oracle runs once per (function, input dtypes) and is
+cached, so it costs a dictionary lookup per call.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import operator
+import warnings
+from typing import Any, Callable, Iterable, Optional, Sequence, TypeVar, Union
+
+import array_api_compat.numpy as _compat
+import mlx.core as mx
+import numpy as np
+
+from ..._ledger import transfer
+
+BACKEND = "mlx"
+
+_NAMES = (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64",
+)  # fmt: skip
+
+_NP_TO_MX: dict[np.dtype, mx.Dtype] = {
+    np.dtype(n): getattr(mx, "bool_" if n == "bool" else n) for n in _NAMES
+}
+_MX_TO_NP: dict[mx.Dtype, np.dtype] = {v: k for k, v in _NP_TO_MX.items()}
+
+BOOL = np.dtype("bool")
+INT64 = np.dtype("int64")
+FLOAT32 = np.dtype("float32")
+FLOAT64 = np.dtype("float64")
+COMPLEX64 = np.dtype("complex64")
+#: The default dtypes of this namespace; they match the library's defaults on
+#: the "mlx" device (complex64, because MLX holds no complex128).
+DEFAULT_INT = INT64
+DEFAULT_FLOAT = FLOAT64
+DEFAULT_COMPLEX = COMPLEX64
+INDEX = INT64
+
+Array = mx.array
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+# -- dtypes -----------------------------------------------------------------------------
+
+
+def to_mx_dtype(dtype: Any) -> mx.Dtype:
+    """The MLX dtype for a NumPy dtype (or anything ``np.dtype`` accepts, or
+    an MLX dtype); ``TypeError`` naming mlx where MLX has no such dtype."""
+    if isinstance(dtype, mx.Dtype):
+        return dtype
+    try:
+        return _NP_TO_MX[np.dtype(dtype)]
+    except KeyError:
+        raise TypeError(f"mlx cannot hold dtype {np.dtype(dtype).name}") from None
+
+
+def to_np_dtype(mx_dtype: mx.Dtype) -> np.dtype:
+    """The NumPy dtype for an MLX dtype; ``TypeError`` for MLX dtypes NumPy
+    lacks (bfloat16)."""
+    try:
+        return _MX_TO_NP[mx_dtype]
+    except KeyError:
+        raise TypeError(f"mlx dtype {mx_dtype} has no NumPy equivalent") from None
+
+
+def supports_dtype(dtype: Any) -> bool:
+    """Whether MLX can hold ``dtype`` (False for complex128; True for
+    float64, which MLX computes on its CPU stream)."""
+    try:
+        return np.dtype(dtype) in _NP_TO_MX
+    except TypeError:
+        return False
+
+
+def as_np_dtype(dtype: Any) -> np.dtype:
+    """A ``dtype=`` argument as a NumPy dtype (NumPy dtypes, their names and
+    scalar types, or MLX dtypes)."""
+    if isinstance(dtype, np.dtype):
+        return dtype
+    if isinstance(dtype, mx.Dtype):
+        return to_np_dtype(dtype)
+    return np.dtype(dtype)
+
+
+def dtype_of(x: Array) -> np.dtype:
+    """The NumPy dtype of an MLX array."""
+    return to_np_dtype(x.dtype)
+
+
+def refuse(op: str, dtype: Any, why: str = "") -> TypeError:
+    """The ``TypeError`` for a dtype this backend cannot compute exactly."""
+    name = np.dtype(dtype).name if not isinstance(dtype, str) else dtype
+    tail = f": {why}" if why else ""
+    return TypeError(f"mlx cannot compute {op} for dtype {name}{tail}")
+
+
+def check_holdable(op: str, dtype: np.dtype) -> mx.Dtype:
+    """``to_mx_dtype`` with an error that names the operation."""
+    try:
+        return _NP_TO_MX[dtype]
+    except KeyError:
+        raise refuse(op, dtype, "mlx has no such dtype (no complex128); move the data to "
+                     "another device or convert it explicitly first") from None
+
+
+# -- the dtype oracle -------------------------------------------------------------------
+
+_SCALAR_TYPES = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+_REPRESENTATIVE = {builtins.bool: True, builtins.int: 1, builtins.float: 1.0, builtins.complex: 1j}
+
+
+def spec_of(x: Any) -> Any:
+    """The oracle's key for an argument: a NumPy dtype for an array, the
+    Python type for a scalar."""
+    if isinstance(x, mx.array):
+        return dtype_of(x)
+    t = type(x)
+    if t in _REPRESENTATIVE:
+        return t
+    if isinstance(x, builtins.bool):
+        return builtins.bool
+    if isinstance(x, (builtins.int, np.integer)):
+        return builtins.int
+    if isinstance(x, (builtins.float, np.floating)):
+        return builtins.float
+    if isinstance(x, (builtins.complex, np.complexfloating)):
+        return builtins.complex
+    raise TypeError(f"mlx namespace: expected an mlx array or a Python scalar, got {type(x).__name__}")
+
+
+def _lookup(path: str) -> Callable[..., Any]:
+    obj: Any = _compat
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@functools.lru_cache(maxsize=8192)
+def _oracle(path: str, specs: tuple, kwargs: tuple) -> np.dtype:
+    args = [np.ones((2,), dtype=s) if isinstance(s, np.dtype) else _REPRESENTATIVE[s] for s in specs]
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = _lookup(path)(*args, **dict(kwargs))
+    except Exception as exc:
+        names = ", ".join(s.name if isinstance(s, np.dtype) else s.__name__ for s in specs)
+        raise TypeError(f"mlx: {path} is not defined for ({names}): {exc}") from None
+    return np.dtype(out.dtype)
+
+
+def result_dtype(path: str, *args: Any, **kwargs: Any) -> np.dtype:
+    """The dtype the host namespace gives for ``path`` on arguments of these
+    dtypes (arrays) and kinds (Python scalars).  ``TypeError`` where it has
+    none."""
+    specs = tuple(spec_of(a) for a in args)
+    kw = tuple(sorted((k, as_np_dtype(v) if k == "dtype" and v is not None else v) for k, v in kwargs.items()))
+    return _oracle(path, specs, kw)
+
+
+@functools.lru_cache(maxsize=4096)
+def _promote(specs: tuple) -> np.dtype:
+    try:
+        return np.dtype(_compat.result_type(*(_REPRESENTATIVE.get(s, s) for s in specs)))
+    except Exception as exc:
+        raise TypeError(f"mlx: no promoted dtype for {specs}: {exc}") from None
+
+
+def common_dtype(*args: Any) -> np.dtype:
+    """The dtype arrays and Python scalars promote to (scalars are weak)."""
+    return _promote(tuple(spec_of(a) for a in args))
+
+
+# -- converting arguments ---------------------------------------------------------------
+
+
+def is_array(x: Any) -> bool:
+    return isinstance(x, mx.array)
+
+
+def scalar(value: Any, dtype: np.dtype, op: str = "") -> Array:
+    """A 0-d MLX array of ``dtype`` holding a Python scalar.
+
+    Integers out of the dtype's range raise ``OverflowError`` (as NumPy 2
+    does) rather than wrap: a wrapped value would be a silent change.
+    """
+    target = check_holdable(op or "scalar", dtype)
+    if isinstance(value, (builtins.int, np.integer)) and not isinstance(value, (builtins.bool, np.bool_)):
+        v = builtins.int(value)
+        if dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            if not info.min <= v <= info.max:
+                where = f" in {op}" if op else ""
+                raise OverflowError(f"mlx: Python int {v} is out of bounds for {dtype.name}{where}")
+        if v > _INT64_MAX or v < _INT64_MIN:
+            # MLX converts Python ints through int64; NumPy does not.
+            return mx.array(np.asarray(v, dtype=dtype), dtype=target)
+        return mx.array(v, dtype=target)
+    if isinstance(value, (builtins.complex, np.complexfloating)) and dtype.kind != "c":
+        return mx.array(np.asarray(value, dtype=dtype), dtype=target)
+    return mx.array(value, dtype=target)
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
+_INT64_MIN = int(np.iinfo(np.int64).min)
+
+
+def cast(x: Any, dtype: np.dtype, op: str = "") -> Array:
+    """``x`` (an MLX array or a Python scalar) as an MLX array of ``dtype``."""
+    if isinstance(x, mx.array):
+        target = _NP_TO_MX.get(dtype)
+        if target is None:
+            raise refuse(op or "astype", dtype, "mlx has no such dtype")
+        return x if x.dtype == target else x.astype(target)
+    return scalar(x, dtype, op)
+
+
+def fresh(x: Array) -> Array:
+    """A new handle on ``x``'s value: MLX's in-place ``a[k] = v`` rebinds
+    one handle only, so a function must never hand back its input object."""
+    return mx.array(x)
+
+
+def require_array(x: Any, op: str) -> Array:
+    if not isinstance(x, mx.array):
+        raise TypeError(f"mlx {op}: expected an mlx array, got {type(x).__name__}")
+    return x
+
+
+# -- host moves -------------------------------------------------------------------------
+
+
+def to_host(x: Array, reason: str) -> np.ndarray:
+    """``x`` as a NumPy array of the same dtype, the move counted."""
+    mx.eval(x)
+    with transfer("mlx", "cpu", x.nbytes, reason=reason):
+        host = np.array(x, copy=True)
+    return host
+
+
+def from_host(host: np.ndarray, reason: str) -> Array:
+    """A NumPy array as an MLX array of the same dtype, the move counted."""
+    host = np.asarray(host)
+    dt = check_holdable(reason, host.dtype)
+    with transfer("cpu", "mlx", host.nbytes, reason=reason):
+        out = mx.array(np.ascontiguousarray(host), dtype=dt)
+        mx.eval(out)
+    return out
+
+
+# -- streams ------------------------------------------------------------------------------
+# MLX has no float64 on the GPU (Metal), and its linear algebra runs only on
+# the CPU.  Where the default device is a GPU, functions that touch float64
+# (and every linalg function) build their graph on the CPU stream instead.
+
+
+def default_is_cpu() -> bool:
+    return mx.default_device().type == mx.DeviceType.cpu
+
+
+def _touches_float64(args: Iterable[Any]) -> bool:
+    for a in args:
+        if isinstance(a, mx.array):
+            if a.dtype == mx.float64:
+                return True
+        elif isinstance(a, (list, tuple)):
+            if _touches_float64(a):
+                return True
+        elif isinstance(a, np.dtype) and a == FLOAT64:
+            return True
+    return False
+
+
+def float64_on_cpu(fn: F) -> F:
+    """Run ``fn`` on the CPU stream when the default device is a GPU and an
+    argument (or the requested dtype) is float64."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if default_is_cpu() or not (_touches_float64(args) or _touches_float64(kwargs.values())):
+            return fn(*args, **kwargs)
+        with mx.stream(mx.cpu):
+            return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def on_cpu(fn: F) -> F:
+    """Run ``fn`` on the CPU stream (MLX's linalg exists only there)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if default_is_cpu():
+            return fn(*args, **kwargs)
+        with mx.stream(mx.cpu):
+            return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+# -- axes -----------------------------------------------------------------------------------
+
+
+def normalize_axis(axis: int, ndim: int, op: str = "") -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"mlx {op}: axis {axis} is out of bounds for an array of {ndim} dimensions")
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(axis: Union[None, int, Sequence[int]], ndim: int, op: str = "") -> tuple[int, ...]:
+    """``axis`` (None, an int, or a tuple) as a sorted tuple of non-negative
+    axes; duplicates are an error."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (builtins.int, np.integer)):
+        return (normalize_axis(axis, ndim, op),)
+    out = tuple(normalize_axis(a, ndim, op) for a in axis)
+    if len(set(out)) != len(out):
+        raise ValueError(f"mlx {op}: repeated axis in {tuple(axis)}")
+    return tuple(sorted(out))
+
+
+def kind(dtype: np.dtype) -> str:
+    """'b', 'i', 'u', 'f' or 'c'."""
+    return dtype.kind
