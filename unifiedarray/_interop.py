@@ -301,6 +301,47 @@ def __dask_tokenize__(self: UnifiedArray) -> tuple:
     return ("unifiedarray", id(buf), buf._version, self._key, str(self.dtype), self._shape)
 
 
+# NumPy-style methods (``x.sum()``, ``x.reshape(...)``), as CuPy's arrays have
+# them: each calls the NumPy function of that name, which dispatches through
+# __array_function__, so it runs on the device where the array lives.
+NUMPY_METHODS = (
+    "all any argmax argmin argsort clip conj cumprod cumsum dot max mean min nonzero prod "
+    "ravel repeat reshape round squeeze std sum swapaxes take trace transpose var"
+).split()
+
+
+def _numpy_method(name: str) -> Any:
+    func = getattr(np, name)
+
+    def method(self: UnifiedArray, *args: Any, **kwargs: Any) -> Any:
+        if name in ("reshape", "transpose") and len(args) > 1:
+            args = (args,)  # x.reshape(2, 3) as NumPy allows
+        return func(self, *args, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = f"``numpy.{name}(x, ...)``, run where ``x`` lives."
+    return method
+
+
+def astype_method(self: UnifiedArray, dtype: Any, copy: bool = True, **_: Any) -> UnifiedArray:
+    """``x.astype(dtype)``, as NumPy and CuPy arrays have it."""
+    from ._functions import astype
+
+    return astype(self, np.dtype(dtype), copy=copy)
+
+
+def copy_method(self: UnifiedArray) -> UnifiedArray:
+    """A copy of ``x`` on the same device."""
+    from ._functions import astype
+
+    return astype(self, self.dtype, copy=True)
+
+
+def item(self: UnifiedArray, *args: Any) -> Any:
+    """One element as a Python scalar (like ``ndarray.item``)."""
+    return native_on(self, CPU, "item").item(*args)
+
+
 def install() -> None:
     for name, fn in {
         "__array__": __array__,
@@ -314,6 +355,10 @@ def install() -> None:
         "tolist": tolist,
         "__reduce__": __reduce__,
         "__dask_tokenize__": __dask_tokenize__,
+        "astype": astype_method,
+        "copy": copy_method,
+        "item": item,
+        **{n: _numpy_method(n) for n in NUMPY_METHODS},
     }.items():
         setattr(UnifiedArray, name, fn)
     UnifiedArray.__cuda_array_interface__ = property(_cuda_array_interface)  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ cached, so it costs a dictionary lookup per call.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import operator
 import warnings
@@ -267,6 +268,19 @@ def from_host(host: np.ndarray, reason: str) -> Array:
 
 def default_is_cpu() -> bool:
     return mx.default_device().type == mx.DeviceType.cpu
+
+
+_NO_STREAM = contextlib.nullcontext()
+
+
+def cpu_if(*dtypes: Any) -> Any:
+    """A context that builds the graph on the CPU stream when one of
+    ``dtypes`` (NumPy or MLX dtypes) is float64 and the default device is a
+    GPU; otherwise a no-op."""
+    for d in dtypes:
+        if (d == FLOAT64 or d == mx.float64) and not default_is_cpu():
+            return mx.stream(mx.cpu)
+    return _NO_STREAM
 
 
 def _touches_float64(args: Iterable[Any]) -> bool:

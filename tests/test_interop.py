@@ -1,0 +1,326 @@
+"""Protocols (NumPy, DLPack, MLX, pickle, dask tokens) and the ecosystem
+(array-api-compat, array-api-extra, scikit-learn, SciPy, xarray, dask),
+tested with the real libraries, on every device present."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import unifiedarray as xp
+from unifiedarray import UnifiedArray
+
+from .conftest import DEVICES, HAS_MLX, needs_mlx
+
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+RNG = np.random.default_rng(0)
+
+
+def moves(fn):
+    with xp.track_transfers() as t:
+        out = fn()
+    return out, t
+
+
+# -- __array__ -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_array_protocol_is_read_only_and_syncs_once(device):
+    x = xp.asarray([1.0, 2.0, 3.0], device=device)
+    a, t = moves(lambda: np.asarray(x))
+    assert a.tolist() == [1.0, 2.0, 3.0]
+    assert not a.flags.writeable  # nothing handed out can go stale unnoticed
+    assert t.count == (0 if device == "cpu" else 1)
+    _, t2 = moves(lambda: np.asarray(x))
+    assert t2.count == 0  # repeated reads move nothing
+    c = np.array(x)  # a copy is writable and independent
+    c[0] = 99.0
+    assert float(x[0]) == 1.0
+
+
+def test_array_protocol_dtype_and_copy_false():
+    x = xp.asarray([1, 2], dtype=xp.int32)
+    assert np.asarray(x, dtype=np.float64).dtype == np.float64
+    with pytest.raises(ValueError):
+        x.__array__(dtype=np.float64, copy=False)
+
+
+# -- NumPy functions run where the data is ---------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpy_functions_return_unified_arrays_on_the_same_device(device):
+    x = xp.asarray(RNG.normal(size=(4, 3)), device=device)
+    for result in (np.sin(x), np.mean(x, axis=0), np.concatenate([x, x]), x + np.ones(3)):
+        assert type(result) is UnifiedArray
+        assert result.device == device
+    np.testing.assert_allclose(np.asarray(np.sin(x)), np.sin(np.asarray(x)))
+    np.testing.assert_allclose(np.asarray(np.mean(x, axis=0)), np.asarray(x).mean(axis=0))
+    a = xp.asarray(RNG.normal(size=(3, 3)) + 3 * np.eye(3), device=device)
+    b = xp.asarray(RNG.normal(size=3), device=device)
+    sol = np.linalg.solve(a, b)
+    assert type(sol) is UnifiedArray and sol.device == device
+    np.testing.assert_allclose(np.asarray(a) @ np.asarray(sol), np.asarray(b), rtol=1e-6, atol=1e-9)
+
+
+@needs_mlx
+def test_numpy_function_mlx_lacks_runs_on_host_counted_and_comes_back():
+    x = xp.asarray(np.arange(10.0), device="mlx")
+    out, t = moves(lambda: np.percentile(x, 50))
+    assert type(out) is UnifiedArray and out.device == "mlx"
+    assert float(out) == 4.5
+    assert any(r.reason == "host fallback: numpy.percentile" for r in t.records)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpy_out_argument_writes_through_the_buffer(device):
+    x = xp.asarray([1.0, 2.0], device=device)
+    out = xp.zeros(2, device=device)
+    res = np.add(x, x, out=out)
+    assert res is out
+    assert out.tolist() == [2.0, 4.0]
+
+
+def test_ndarray_mixed_with_unified_array_is_host_data():
+    x = xp.asarray([1.0, 2.0])
+    for res in (x + np.array([1.0, 1.0]), np.array([1.0, 1.0]) + x, np.maximum(np.zeros(2), x)):
+        assert type(res) is UnifiedArray
+        assert res.device == "cpu"
+
+
+# -- DLPack ------------------------------------------------------------------------------
+
+
+def test_dlpack_host_export_is_read_only_unless_copied():
+    x = xp.asarray([1.0, 2.0])
+    y = np.from_dlpack(x)
+    assert y.tolist() == [1.0, 2.0] and not y.flags.writeable
+    z = np.from_dlpack(x, copy=True)
+    assert z.flags.writeable
+    z[0] = 5.0
+    assert float(x[0]) == 1.0
+
+
+def test_legacy_dlpack_export_counts_as_a_write():
+    x = xp.asarray([1.0, 2.0])
+    if HAS_MLX:
+        x._buf.read("mlx")
+    capsule = x.__dlpack__()  # legacy: cannot be told read-only
+    assert capsule is not None
+    assert x._buf.valid_devices == {"cpu"}  # the other copies are stale now
+
+
+@needs_mlx
+def test_dlpack_from_mlx_array_and_to_cpu():
+    x = xp.asarray(np.arange(4, dtype=np.float32), device="mlx")
+    assert x.__dlpack_device__() == (1, 0)  # MLX's CPU build
+    y = np.from_dlpack(x, device="cpu")
+    assert y.tolist() == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_from_dlpack_imports_and_copies(device):
+    src = np.arange(6, dtype=np.int32)
+    x = xp.from_dlpack(src, device=device)
+    src[0] = 100
+    assert x.tolist() == [0, 1, 2, 3, 4, 5] and x.device == device
+    with pytest.raises(ValueError):
+        xp.from_dlpack(src, copy=False)
+
+
+@needs_mlx
+def test_from_dlpack_of_mlx_array():
+    import mlx.core as mx
+
+    x = xp.from_dlpack(mx.array([1.0, 2.0], dtype=mx.float64))
+    assert x.dtype == xp.float64 and x.tolist() == [1.0, 2.0]
+
+
+def test_torch_through_dlpack():
+    torch = pytest.importorskip("torch")
+    x = xp.asarray([1.0, 2.0, 3.0])
+    t = torch.from_dlpack(x)
+    assert t.tolist() == [1.0, 2.0, 3.0]
+    back = xp.from_dlpack(torch.arange(3))
+    assert back.tolist() == [0, 1, 2]
+
+
+def test_jax_through_dlpack():
+    jnp = pytest.importorskip("jax.numpy")
+    x = xp.asarray([1.0, 2.0])
+    assert xp.from_dlpack(jnp.asarray([1.0, 2.0])).tolist() == [1.0, 2.0]
+    assert jnp.from_dlpack(x).tolist() == [1.0, 2.0]
+
+
+# -- MLX takes the MLX copy ---------------------------------------------------------
+
+
+@needs_mlx
+def test_mlx_functions_take_the_mlx_copy_without_a_host_detour():
+    import mlx.core as mx
+
+    x = xp.asarray(np.arange(4, dtype=np.float32), device="mlx")
+    x._buf._copies.pop(xp.Device.parse("cpu"), None)  # no host copy at all
+    (arr, sinx), t = moves(lambda: (mx.array(x), mx.sin(x)))
+    assert t.count == 0
+    assert np.asarray(arr).tolist() == [0, 1, 2, 3]
+    arr[0] = 50  # the consumer's handle cannot write into the buffer
+    assert x.tolist() == [0, 1, 2, 3]
+
+
+@needs_mlx
+def test_mlx_array_keeps_float64_through_mlx_array_protocol():
+    import mlx.core as mx
+
+    x = xp.asarray([1.0 + 2**-40], device="mlx")
+    m = mx.array(x.__mlx_array__())
+    assert m.dtype == mx.float64
+
+
+# -- conversions, pickling, dask tokens ------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tolist_to_numpy_and_pickle_keep_dtype_shape_data_device(device):
+    x = xp.asarray([[1, 2], [3, 4]], dtype=xp.int16, device=device)
+    assert x.tolist() == [[1, 2], [3, 4]]
+    assert x.to_numpy().dtype == np.int16
+    y = pickle.loads(pickle.dumps(x))
+    assert (y.dtype, y.shape, y.device, y.tolist()) == (x.dtype, x.shape, x.device, x.tolist())
+
+
+def test_unpickling_where_the_device_is_missing_restores_on_host():
+    from unifiedarray._interop import _rebuild
+
+    y = _rebuild(np.arange(3), "cuda:7")
+    assert y.device == "cpu" and y.tolist() == [0, 1, 2]
+
+
+def test_dask_token_names_data_without_touching_it():
+    pytest.importorskip("dask")
+    from dask.base import tokenize
+
+    x = xp.asarray(np.arange(1000.0))
+    t1 = tokenize(x)
+    assert tokenize(x) == t1
+    x[0] = 5.0
+    assert tokenize(x) != t1  # a write changes the token
+    x.__class__.__reduce__, old = (lambda self: pytest.fail("pickled for a token")), x.__class__.__reduce__
+    try:
+        tokenize(x)
+    finally:
+        x.__class__.__reduce__ = old
+
+
+# -- the ecosystem --------------------------------------------------------------------
+
+
+def test_array_api_compat_recognises_the_namespace():
+    import array_api_compat
+
+    x = xp.ones(2)
+    assert array_api_compat.is_array_api_obj(x)
+    assert array_api_compat.array_namespace(x) is xp
+    assert xp.get_namespace(x) is xp
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_array_api_extra(device):
+    xpx = pytest.importorskip("array_api_extra")
+    x = xp.asarray(RNG.normal(size=(5, 3)), device=device)
+    c = xpx.cov(x.T)
+    np.testing.assert_allclose(np.asarray(c), np.cov(np.asarray(x).T), rtol=1e-10)
+    assert c.device == device
+    assert xpx.atleast_nd(xp.asarray(1.0, device=device), ndim=3).shape == (1, 1, 1)
+    out = xpx.at(x)[0, 0].set(7.0, copy=True)
+    assert float(out[0, 0]) == 7.0 and float(x[0, 0]) != 7.0
+
+
+SKLEARN_CASES = ["pca", "lda", "ridge"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", SKLEARN_CASES)
+def test_scikit_learn_estimators_match_numpy(device, case):
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.decomposition import PCA
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.linear_model import Ridge
+
+    X = RNG.normal(size=(60, 5))
+    y = (X[:, 0] + 0.1 * RNG.normal(size=60) > 0).astype(np.float64)
+    make = {
+        "pca": lambda: PCA(n_components=2, svd_solver="full"),
+        "lda": lambda: LinearDiscriminantAnalysis(),
+        "ridge": lambda: Ridge(alpha=1.0, solver="svd"),
+    }[case]
+    expected = make().fit(X, y)
+    expected = expected.predict(X) if case == "ridge" else expected.transform(X)
+    Xu, yu = xp.asarray(X, device=device), xp.asarray(y, device=device)
+    with sklearn.config_context(array_api_dispatch=True):
+        est = make().fit(Xu, yu)
+        got = est.predict(Xu) if case == "ridge" else est.transform(Xu)
+    assert type(got) is UnifiedArray and got.device == device
+    g = np.asarray(got)
+    if case == "pca":  # components are defined up to sign
+        g, e = np.abs(g), np.abs(expected)
+    else:
+        e = expected
+    np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_scipy_array_api_functions(device):
+    pytest.importorskip("scipy")
+    import scipy.fft
+    import scipy.signal
+    import scipy.special
+    import scipy.stats
+
+    xn = RNG.normal(size=(16,))
+    x = xp.asarray(xn, device=device)
+    cases = [
+        (scipy.special.erf(x), __import__("scipy.special").special.erf(xn)),
+        (scipy.special.log_softmax(x), scipy.special.log_softmax(xn)),
+        (scipy.fft.fft(x), np.fft.fft(xn)),
+        (scipy.stats.zscore(x), scipy.stats.zscore(xn)),
+        (scipy.stats.moment(x, order=3), scipy.stats.moment(xn, order=3)),
+        (scipy.signal.convolve(x, x), np.convolve(xn, xn)),
+    ]
+    for got, exp in cases:
+        assert type(got) is UnifiedArray, type(got)
+        np.testing.assert_allclose(np.asarray(got), exp, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_xarray_keeps_the_unified_array(device):
+    xr = pytest.importorskip("xarray")
+    x = xp.asarray(RNG.normal(size=(3, 4)), device=device)
+    da = xr.DataArray(x, dims=("t", "s"))
+    assert type(da.data) is UnifiedArray
+    out = (da * 2 + 1).mean("t")
+    assert type(out.data) is UnifiedArray and out.data.device == device
+    np.testing.assert_allclose(out.values, (np.asarray(x) * 2 + 1).mean(axis=0))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_dask_keeps_the_chunk_type(device):
+    da = pytest.importorskip("dask.array")
+    xn = RNG.normal(size=(8, 8))
+    x = xp.asarray(xn, device=device)
+    d = da.from_array(x, chunks=(4, 4), asarray=False)
+    assert type(d._meta) is UnifiedArray
+    for expr, expected in (
+        ((d * 2 + 1), xn * 2 + 1),
+        (d.sum(axis=0), xn.sum(axis=0)),
+        (d @ d, xn @ xn),
+    ):
+        assert type(expr._meta) is UnifiedArray
+        got = expr.compute()
+        assert type(got) is UnifiedArray and got.device == device
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-10)

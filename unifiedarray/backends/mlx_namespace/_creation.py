@@ -1,0 +1,306 @@
+"""Creation functions.
+
+Default dtypes are the library's defaults on the "mlx" device: int64,
+float64 and complex64 (MLX holds no complex128).  Every MLX constructor gets
+an explicit dtype: ``mx.array(float64_ndarray)`` alone gives float32.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from typing import Any, Optional, Sequence, Union
+
+import mlx.core as mx
+import numpy as np
+
+from ._core import (
+    BOOL,
+    COMPLEX64,
+    FLOAT64,
+    cast,
+    cpu_if,
+    DEFAULT_COMPLEX,
+    DEFAULT_FLOAT,
+    DEFAULT_INT,
+    Array,
+    as_np_dtype,
+    check_holdable,
+    common_dtype,
+    dtype_of,
+    float64_on_cpu,
+    fresh,
+    is_array,
+    require_array,
+    scalar,
+    transfer,
+)
+
+Shape = Union[int, Sequence[int]]
+
+
+def _shape(shape: Shape) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (operator.index(shape),)
+    out = tuple(operator.index(s) for s in shape)
+    if any(s < 0 for s in out):
+        raise ValueError(f"mlx: negative dimensions are not allowed: {out}")
+    return out
+
+
+def _dtype(dtype: Any, default: np.dtype, op: str) -> tuple[np.dtype, mx.Dtype]:
+    dt = default if dtype is None else as_np_dtype(dtype)
+    return dt, check_holdable(op, dt)
+
+
+def _scalar_default(value: Any) -> np.dtype:
+    if isinstance(value, (builtins.bool, np.bool_)):
+        return BOOL
+    if isinstance(value, (builtins.int, np.integer)):
+        return DEFAULT_INT
+    if isinstance(value, (builtins.float, np.floating)):
+        return DEFAULT_FLOAT
+    if isinstance(value, (builtins.complex, np.complexfloating)):
+        return DEFAULT_COMPLEX
+    raise TypeError(f"mlx: expected a Python scalar, got {type(value).__name__}")
+
+
+def zeros(shape: Shape, *, dtype: Any = None, device: Any = None) -> Array:
+    """Array API ``zeros``."""
+    dt, mdt = _dtype(dtype, DEFAULT_FLOAT, "zeros")
+    with cpu_if(dt):
+        return mx.zeros(_shape(shape), dtype=mdt)
+
+
+def ones(shape: Shape, *, dtype: Any = None, device: Any = None) -> Array:
+    """Array API ``ones``."""
+    dt, mdt = _dtype(dtype, DEFAULT_FLOAT, "ones")
+    with cpu_if(dt):
+        return mx.ones(_shape(shape), dtype=mdt)
+
+
+def empty(shape: Shape, *, dtype: Any = None, device: Any = None) -> Array:
+    """Array API ``empty`` (zero-filled: never another buffer's leftovers)."""
+    return zeros(shape, dtype=dtype)
+
+
+def full(shape: Shape, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    """Array API ``full``; the default dtype follows ``fill_value``'s kind
+    (bool, int64, float64, complex64)."""
+    if is_array(fill_value):
+        if fill_value.ndim != 0:
+            raise ValueError("mlx full: fill_value must be a scalar")
+        dt = dtype_of(fill_value) if dtype is None else as_np_dtype(dtype)
+        value = cast(fill_value, dt, "full")
+    else:
+        dt = _scalar_default(fill_value) if dtype is None else as_np_dtype(dtype)
+        value = scalar(fill_value, dt, "full")
+    with cpu_if(dt):
+        return mx.full(_shape(shape), value)
+
+
+def _like_dtype(x: Array, dtype: Any) -> Any:
+    return dtype_of(require_array(x, "*_like")) if dtype is None else dtype
+
+
+def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """Array API ``zeros_like``."""
+    return zeros(x.shape, dtype=_like_dtype(x, dtype))
+
+
+def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """Array API ``ones_like``."""
+    return ones(x.shape, dtype=_like_dtype(x, dtype))
+
+
+def empty_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
+    """Array API ``empty_like``."""
+    return zeros(x.shape, dtype=_like_dtype(x, dtype))
+
+
+def full_like(x: Array, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
+    """Array API ``full_like``."""
+    return full(x.shape, fill_value, dtype=_like_dtype(x, dtype))
+
+
+def eye(
+    n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0, dtype: Any = None, device: Any = None
+) -> Array:
+    """Array API ``eye``."""
+    dt, mdt = _dtype(dtype, DEFAULT_FLOAT, "eye")
+    n = operator.index(n_rows)
+    m = n if n_cols is None else operator.index(n_cols)
+    with cpu_if(dt):
+        if n == 0 or m == 0:
+            return mx.zeros((n, m), dtype=mdt)
+        return mx.eye(n, m, k=operator.index(k), dtype=mdt)
+
+
+_INT62 = 2**62
+
+
+def arange(
+    start: Union[int, float],
+    /,
+    stop: Optional[Union[int, float]] = None,
+    step: Union[int, float] = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+) -> Array:
+    """Array API ``arange``: ``ceil((stop - start) / step)`` elements
+    ``start + i * step``, computed in int64 (integer arguments) or float64,
+    then cast to ``dtype``."""
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError("mlx arange: step must not be zero")
+    all_int = all(isinstance(v, (builtins.int, np.integer)) for v in (start, stop, step))
+    dt, mdt = _dtype(dtype, DEFAULT_INT if all_int else DEFAULT_FLOAT, "arange")
+    if all_int:
+        n = builtins.max(0, -((start - stop) // step))  # exact ceil for ints
+    else:
+        n = builtins.max(0, math.ceil((stop - start) / step))
+    with cpu_if(dt, FLOAT64):
+        if n == 0:
+            return mx.zeros((0,), dtype=mdt)
+        idx = mx.arange(n, dtype=mx.int64)
+        if all_int and builtins.max(abs(start), abs(stop), abs(step)) < _INT62:
+            out = idx * step + start
+        else:
+            out = idx.astype(mx.float64) * scalar(step, FLOAT64) + scalar(start, FLOAT64)
+        return out if out.dtype == mdt else out.astype(mdt)
+
+
+def linspace(
+    start: Union[int, float, complex],
+    stop: Union[int, float, complex],
+    /,
+    num: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    endpoint: bool = True,
+) -> Array:
+    """Array API ``linspace``, computed as NumPy does (``start + i * step``
+    in float64 or complex64, the last element set to ``stop`` when
+    ``endpoint``), then cast to ``dtype``."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError("mlx linspace: num must be non-negative")
+    is_complex = isinstance(start, (complex, np.complexfloating)) or isinstance(stop, (complex, np.complexfloating))
+    dt, mdt = _dtype(dtype, DEFAULT_COMPLEX if is_complex else DEFAULT_FLOAT, "linspace")
+    if is_complex and dt.kind != "c":
+        raise TypeError(f"mlx linspace: complex bounds need a complex dtype, not {dt.name}")
+    work = COMPLEX64 if dt.kind == "c" else FLOAT64
+    with cpu_if(dt, work):
+        if num == 0:
+            return mx.zeros((0,), dtype=mdt)
+        start_a = scalar(start, work, "linspace")
+        stop_a = scalar(stop, work, "linspace")
+        div = (num - 1) if endpoint else num
+        if div > 0:
+            idx = mx.arange(num, dtype=mx.int64).astype(start_a.dtype)
+            out = start_a + idx * ((stop_a - start_a) / div)
+            if endpoint:
+                out = mx.concatenate([out[:-1], stop_a.reshape(1)])
+        else:
+            out = mx.broadcast_to(start_a, (num,))
+        return out if out.dtype == mdt else out.astype(mdt)
+
+
+@float64_on_cpu
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    """Array API ``tril`` (stacks of matrices too)."""
+    return _tri(x, k, lower=True)
+
+
+@float64_on_cpu
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    """Array API ``triu`` (stacks of matrices too)."""
+    return _tri(x, k, lower=False)
+
+
+def _tri(x: Array, k: int, lower: bool) -> Array:
+    require_array(x, "tril" if lower else "triu")
+    if x.ndim < 2:
+        raise ValueError("mlx tril/triu: x must have at least 2 dimensions")
+    n, m = x.shape[-2:]
+    rows = mx.arange(n).reshape(n, 1)
+    cols = mx.arange(m).reshape(1, m)
+    keep = (cols - rows <= k) if lower else (cols - rows >= k)
+    return mx.where(keep, x, mx.zeros((), dtype=x.dtype))
+
+
+def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
+    """Array API ``meshgrid``; each output keeps its input's dtype."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("mlx meshgrid: indexing must be 'xy' or 'ij'")
+    for a in arrays:
+        require_array(a, "meshgrid")
+        if a.ndim != 1:
+            raise ValueError("mlx meshgrid: every array must be 1-D")
+    if not arrays:
+        return ()
+    shape = [a.shape[0] for a in arrays]
+    if indexing == "xy" and len(arrays) >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, a in enumerate(arrays):
+        axis = i
+        if indexing == "xy" and len(arrays) >= 2 and i < 2:
+            axis = 1 - i
+        view = [1] * len(arrays)
+        view[axis] = a.shape[0]
+        out.append(mx.broadcast_to(a.reshape(view), shape))
+    return tuple(out)
+
+
+def asarray(
+    obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optional[bool] = None
+) -> Array:
+    """Array API ``asarray``.
+
+    An MLX array comes back as is (``copy=None`` or ``False``) or as a new
+    handle (``copy=True``).  Host data (NumPy arrays, buffers, nested
+    sequences) is copied in with its dtype kept exactly, counted as an
+    explicit move.  Python scalars, and sequences of them, take the default
+    dtypes (bool, int64, float64, complex64).
+    """
+    dt = None if dtype is None else as_np_dtype(dtype)
+    if is_array(obj):
+        src = dtype_of(obj)
+        if dt is None or dt == src:
+            return fresh(obj) if copy else obj
+        if copy is False:
+            raise ValueError("mlx asarray: copy=False, but converting the dtype needs a copy")
+        with cpu_if(src, dt):
+            return cast(obj, dt, "asarray")
+    if copy is False:
+        raise ValueError("mlx asarray: copy=False on data outside MLX, which must be copied in")
+    if isinstance(obj, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+        return scalar(obj, dt or _scalar_default(obj), "asarray")
+    if isinstance(obj, (list, tuple)) and _has_mx(obj):
+        return _stack_nested(obj, dt)
+    host = np.asarray(obj, dtype=dt)
+    if dt is None and isinstance(obj, (list, tuple)) and host.dtype == np.dtype("complex128"):
+        host = host.astype(DEFAULT_COMPLEX)  # this namespace's default complex dtype
+    mdt = check_holdable("asarray", host.dtype)
+    with transfer("cpu", "mlx", host.nbytes, reason="mlx asarray", explicit=True):
+        out = mx.array(np.ascontiguousarray(host), dtype=mdt)
+        mx.eval(out)
+    return out
+
+
+def _has_mx(obj: Any) -> bool:
+    if is_array(obj):
+        return True
+    return isinstance(obj, (list, tuple)) and builtins.any(_has_mx(o) for o in obj)
+
+
+def _stack_nested(obj: Any, dt: Optional[np.dtype]) -> Array:
+    parts = [_stack_nested(o, None) if isinstance(o, (list, tuple)) else asarray(o) for o in obj]
+    target = dt or common_dtype(*parts)
+    with cpu_if(target):
+        return mx.stack([cast(p, target, "asarray") for p in parts])

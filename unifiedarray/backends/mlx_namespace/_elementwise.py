@@ -1,0 +1,447 @@
+"""Elementwise functions, generated from two tables.
+
+Each table maps a function name to the MLX implementation that computes it
+on arrays already cast to one *compute dtype*.  The generated wrapper asks
+the dtype oracle for the result dtype, picks the compute dtype, casts the
+arguments (Python scalars become 0-d arrays of that dtype, range-checked),
+calls the implementation, and checks that MLX produced exactly the result
+dtype: MLX's own promotion (``int64 + uint64 -> float32``, ``sqrt(int) ->
+float32``) never reaches the caller.
+
+The compute dtype is the result dtype, except for functions that return
+bool (comparisons, ``isnan``, ``signbit``) or a real result from complex
+input (``abs``, ``real``, ``imag``): those compute in the inputs' common
+dtype.
+
+Where MLX's kernel is not what the standard asks, the table points at a
+replacement built from MLX primitives; the comment at each says why.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Optional
+
+import mlx.core as mx
+import numpy as np
+
+from ._core import (
+    BOOL,
+    Array,
+    cast,
+    check_holdable,
+    common_dtype,
+    cpu_if,
+    dtype_of,
+    float64_on_cpu,
+    fresh,
+    is_array,
+    require_array,
+    result_dtype,
+    scalar,
+)
+
+# -- bit-level helpers ---------------------------------------------------------------------
+
+_SAME_WIDTH_INT = {mx.float64: mx.int64, mx.float32: mx.int32, mx.float16: mx.int16, mx.bfloat16: mx.int16}
+
+
+def _signbit_float(x: Array) -> Array:
+    # Reading the sign bit sees -0.0 and negative NaNs, which x < 0 misses.
+    return mx.view(x, _SAME_WIDTH_INT[x.dtype]) < 0
+
+
+def _copysign_float(mag: Array, sign: Array) -> Array:
+    m = mx.abs(mag)
+    return mx.where(_signbit_float(sign), -m, m)
+
+
+def _signed_zero_like(x: Array, sign_of: Array) -> Array:
+    return _copysign_float(mx.zeros_like(x), sign_of)
+
+
+# -- float64 functions MLX computes in float32 -------------------------------------------------
+# MLX's CPU kernels for exp, sin and cos (and logaddexp, built on exp) convert
+# float64 input to float32, compute, and convert back: a float64 result with
+# float32 accuracy (exp(1) is off by 8e-8, exp(700) overflows).  Its expm1 and
+# tan are the C library's, accurate to an ulp, so the float64 versions here
+# are built from those (checked to within 3 ulp of NumPy over the whole range).
+
+_EXP_NEG700 = math.exp(-700.0)
+
+
+def _exp(x: Array) -> Array:
+    if x.dtype != mx.float64:
+        return mx.exp(x)
+    pos = mx.expm1(x) + 1.0
+    # 1/exp(-x) keeps full relative precision for x < 0, where expm1(x) + 1
+    # would cancel; below -700 shift the argument so the reciprocal stays normal.
+    deep = x < -700.0
+    shifted = mx.where(deep, x + 700.0, x)
+    neg = 1.0 / (mx.expm1(-shifted) + 1.0)
+    neg = mx.where(deep, neg * _EXP_NEG700, neg)
+    return mx.where(x >= 0, pos, neg)
+
+
+def _sin(x: Array) -> Array:
+    if x.dtype != mx.float64:
+        return mx.sin(x)
+    # Half-angle identity on the accurate tan: sin x = 2t / (1 + t^2).
+    t = mx.tan(x * 0.5)
+    s = mx.where(mx.abs(t) <= 1.0, 2.0 * t / (1.0 + t * t), 2.0 / (t + 1.0 / t))
+    return mx.where(mx.isinf(x), mx.array(math.nan, dtype=mx.float64), s)
+
+
+def _cos(x: Array) -> Array:
+    if x.dtype != mx.float64:
+        return mx.cos(x)
+    t = mx.tan(x * 0.5)
+    at = mx.abs(t)
+    t2 = t * t
+    near_even = (1.0 - t2) / (1.0 + t2)  # |cos x| near 1, t small
+    it = 1.0 / t
+    it2 = it * it
+    near_odd = (it2 - 1.0) / (it2 + 1.0)  # |cos x| near 1, t large
+    # Around cos x = 0, 1 - t^2 cancels; sin x / tan x does not.
+    middle = _sin(x) / mx.tan(x)
+    return mx.where(at < 0.5, near_even, mx.where(at > 2.0, near_odd, middle))
+
+
+def _logaddexp(a: Array, b: Array) -> Array:
+    big = mx.maximum(a, b)
+    out = big + mx.log1p(_exp(-mx.abs(a - b)))
+    # Equal infinities would give inf - inf = nan above.
+    return mx.where(a == b, a + math.log(2.0), out)
+
+
+# -- functions whose MLX kernel differs from the standard ------------------------------------
+
+
+def _sign(x: Array) -> Array:
+    if x.dtype == mx.complex64:
+        mag = mx.abs(x)
+        unit = x / mag.astype(mx.complex64)
+        return mx.where(mag == 0, mx.zeros_like(x), unit)
+    s = mx.sign(x)
+    if mx.issubdtype(x.dtype, mx.floating):
+        # MLX gives sign(nan) = 0; the standard says nan.
+        s = mx.where(mx.isnan(x), x, s)
+    return s
+
+
+def _signbit(x: Array) -> Array:
+    if mx.issubdtype(x.dtype, mx.floating):
+        return _signbit_float(x)
+    if x.dtype == mx.bool_ or mx.issubdtype(x.dtype, mx.unsignedinteger):
+        return mx.zeros(x.shape, dtype=mx.bool_)
+    return x < 0
+
+
+def _copysign(a: Array, b: Array) -> Array:
+    return _copysign_float(a, b)
+
+
+def _hypot(a: Array, b: Array) -> Array:
+    # sqrt(a^2 + b^2) overflows and underflows long before the result does;
+    # scaling by the larger magnitude does not.
+    a, b = mx.abs(a), mx.abs(b)
+    big = mx.maximum(a, b)
+    small = mx.minimum(a, b)
+    r = small / big
+    h = big * mx.sqrt(1.0 + r * r)
+    h = mx.where(big == 0, mx.zeros_like(h), h)
+    inf = mx.array(math.inf, dtype=h.dtype)
+    return mx.where(mx.isinf(a) | mx.isinf(b), inf, h)
+
+
+def _nextafter(a: Array, b: Array) -> Array:
+    itype = _SAME_WIDTH_INT[a.dtype]
+    bits = mx.view(a, itype)
+    # IEEE floats are sign-magnitude: one more in the bit pattern is one ulp
+    # further from zero, whatever the sign.
+    away = (b > a) == (a > 0)
+    one = mx.array(1, dtype=itype)
+    step = mx.view(mx.where(away, bits + one, bits - one), a.dtype)
+    tiniest = mx.view(mx.ones(a.shape, dtype=itype), a.dtype)
+    step = mx.where(a == 0, _copysign_float(tiniest, b), step)
+    step = mx.where(a == b, b, step)
+    nan = mx.array(math.nan, dtype=a.dtype)
+    return mx.where(mx.isnan(a) | mx.isnan(b), nan, step)
+
+
+def _fmod(a: Array, b: Array) -> Array:
+    # MLX's remainder is exact when both operands are positive (it is then
+    # C's fmod); fmod is odd in a and even in b.
+    return _copysign_float(mx.remainder(mx.abs(a), mx.abs(b)), a)
+
+
+def _remainder(a: Array, b: Array) -> Array:
+    if not mx.issubdtype(a.dtype, mx.floating):
+        return _int_divmod(a, b)[1]
+    # NumPy's npy_divmod, so results (signed zeros included) match the host.
+    mod = _fmod(a, b)
+    adjust = (mod != 0) & ((b < 0) != (mod < 0))
+    mod = mx.where(adjust, mod + b, mod)
+    return mx.where(mod == 0, _signed_zero_like(mod, b), mod)
+
+
+def _floor_divide(a: Array, b: Array) -> Array:
+    if not mx.issubdtype(a.dtype, mx.floating):
+        return _int_divmod(a, b)[0]
+    # MLX computes floor(a / b), which is wrong whenever a / b rounds up to an
+    # integer (1 // 0.1 must be 9).  This is NumPy's npy_divmod.
+    mod = _fmod(a, b)
+    div = (a - mod) / b
+    adjust = (mod != 0) & ((b < 0) != (mod < 0))
+    div = mx.where(adjust, div - 1.0, div)
+    fl = mx.floor(div)
+    fl = mx.where(div - fl > 0.5, fl + 1.0, fl)
+    quotient = a / b
+    fl = mx.where(div == 0, _signed_zero_like(div, quotient), fl)
+    return mx.where(b == 0, quotient, fl)
+
+
+def _int_divmod(a: Array, b: Array) -> tuple[Array, Array]:
+    # Integer division by zero, and INT_MIN // -1, are undefined behaviour in
+    # MLX's C++ kernels (the latter kills the process with SIGFPE on x86).
+    # NumPy gives 0 for both quotient and remainder on a zero divisor.
+    zero = mx.zeros_like(b)
+    if mx.issubdtype(b.dtype, mx.signedinteger):
+        minus_one = b == -1
+        unsafe = (b == 0) | minus_one
+        safe_b = mx.where(unsafe, mx.ones_like(b), b)
+        q = mx.where(minus_one, -a, mx.floor_divide(a, safe_b))
+        r = mx.remainder(a, safe_b)
+        q = mx.where(b == 0, zero, q)
+        r = mx.where(unsafe, zero, r)
+        return q, r
+    unsafe = b == 0
+    safe_b = mx.where(unsafe, mx.ones_like(b), b)
+    return mx.where(unsafe, zero, mx.floor_divide(a, safe_b)), mx.where(unsafe, zero, mx.remainder(a, safe_b))
+
+
+def _width(x: Array) -> int:
+    return x.itemsize * 8
+
+
+def _left_shift(a: Array, b: Array) -> Array:
+    # C shifts by >= the width are undefined (MLX wraps the count); NumPy
+    # gives 0.  Negative counts also give 0 in NumPy.
+    out_of_range = (b >= _width(a)) | (b < 0) if mx.issubdtype(b.dtype, mx.signedinteger) else b >= _width(a)
+    safe = mx.where(out_of_range, mx.zeros_like(b), b)
+    return mx.where(out_of_range, mx.zeros_like(a), mx.left_shift(a, safe))
+
+
+def _right_shift(a: Array, b: Array) -> Array:
+    out_of_range = (b >= _width(a)) | (b < 0) if mx.issubdtype(b.dtype, mx.signedinteger) else b >= _width(a)
+    safe = mx.where(out_of_range, mx.zeros_like(b), b)
+    if mx.issubdtype(a.dtype, mx.signedinteger):
+        fill = mx.where(a < 0, mx.full(a.shape, -1, dtype=a.dtype), mx.zeros_like(a))
+    else:
+        fill = mx.zeros_like(a)
+    return mx.where(out_of_range, fill, mx.right_shift(a, safe))
+
+
+def _reciprocal(x: Array) -> Array:
+    if mx.issubdtype(x.dtype, mx.inexact):
+        return mx.reciprocal(x)
+    # NumPy's integer reciprocal is the truncated 1 / x (0 for a zero divisor here).
+    one = mx.ones_like(x)
+    out = mx.where(x == one, one, mx.zeros_like(x))
+    if mx.issubdtype(x.dtype, mx.signedinteger):
+        out = mx.where(x == -one, -one, out)
+    return out
+
+
+def _expm1(x: Array) -> Array:
+    if x.dtype != mx.complex64:
+        return mx.expm1(x)
+    # MLX has no complex expm1.  exp(z) - 1 would cancel near 0; this does not:
+    # Re = expm1(a) cos(b) - 2 sin^2(b/2),  Im = exp(a) sin(b).
+    a, b = mx.real(x), mx.imag(x)
+    half = mx.sin(b * 0.5)
+    re = mx.expm1(a) * mx.cos(b) - 2.0 * half * half
+    im = mx.exp(a) * mx.sin(b)
+    return re.astype(mx.complex64) + mx.array(1j, dtype=mx.complex64) * im.astype(mx.complex64)
+
+
+def _as_bool(x: Array) -> Array:
+    return x if x.dtype == mx.bool_ else x != 0
+
+
+def _logical(fn: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
+    return lambda a, b: fn(_as_bool(a), _as_bool(b))
+
+
+def _bitwise(fn: Callable[[Array, Array], Array], logical: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
+    return lambda a, b: logical(a, b) if a.dtype == mx.bool_ else fn(a, b)
+
+
+def _pow(a: Array, b: Array) -> Array:
+    return mx.power(a, b)
+
+
+# -- the tables ---------------------------------------------------------------------------------
+
+UNARY: dict[str, Callable[[Array], Array]] = {
+    "abs": mx.abs,
+    "acos": mx.arccos,
+    "acosh": mx.arccosh,
+    "asin": mx.arcsin,
+    "asinh": mx.arcsinh,
+    "atan": mx.arctan,
+    "atanh": mx.arctanh,
+    "bitwise_invert": lambda x: mx.logical_not(x) if x.dtype == mx.bool_ else mx.bitwise_invert(x),
+    "ceil": mx.ceil,
+    "conj": mx.conj,
+    "cos": _cos,
+    "cosh": mx.cosh,
+    "exp": _exp,
+    "expm1": _expm1,
+    "floor": mx.floor,
+    "imag": mx.imag,
+    "isfinite": mx.isfinite,
+    "isinf": mx.isinf,
+    "isnan": mx.isnan,
+    "log": mx.log,
+    "log1p": mx.log1p,
+    "log2": mx.log2,
+    "log10": mx.log10,
+    "logical_not": lambda x: mx.logical_not(_as_bool(x)),
+    "negative": mx.negative,
+    "positive": lambda x: x,
+    "real": mx.real,
+    "reciprocal": _reciprocal,
+    "round": mx.round,  # MLX rounds half to even, as the standard asks
+    "sign": _sign,
+    "signbit": _signbit,
+    "sin": _sin,
+    "sinh": mx.sinh,
+    "square": mx.square,
+    "sqrt": mx.sqrt,
+    "tan": mx.tan,
+    "tanh": mx.tanh,
+    "trunc": mx.trunc,
+}
+
+BINARY: dict[str, Callable[[Array, Array], Array]] = {
+    "add": mx.add,
+    "atan2": mx.arctan2,
+    "bitwise_and": _bitwise(mx.bitwise_and, mx.logical_and),
+    "bitwise_left_shift": _left_shift,
+    "bitwise_or": _bitwise(mx.bitwise_or, mx.logical_or),
+    "bitwise_right_shift": _right_shift,
+    "bitwise_xor": _bitwise(mx.bitwise_xor, mx.not_equal),
+    "copysign": _copysign,
+    "divide": mx.divide,
+    "equal": mx.equal,
+    "floor_divide": _floor_divide,
+    "greater": mx.greater,
+    "greater_equal": mx.greater_equal,
+    "hypot": _hypot,
+    "less": mx.less,
+    "less_equal": mx.less_equal,
+    "logaddexp": lambda a, b: _logaddexp(a, b) if a.dtype == mx.float64 else mx.logaddexp(a, b),
+    "logical_and": _logical(mx.logical_and),
+    "logical_or": _logical(mx.logical_or),
+    "logical_xor": _logical(mx.not_equal),
+    "maximum": mx.maximum,
+    "minimum": mx.minimum,
+    "multiply": mx.multiply,
+    "nextafter": _nextafter,
+    "not_equal": mx.not_equal,
+    "pow": _pow,
+    "remainder": _remainder,
+    "subtract": mx.subtract,
+}
+
+
+# -- the generated functions ---------------------------------------------------------------
+
+
+def _compute_dtype(out: np.dtype, common: np.dtype) -> np.dtype:
+    if out == BOOL or (common.kind == "c" and out.kind != "c"):
+        return common
+    return out
+
+
+def _checked(res: Array, out: np.dtype, name: str, inputs: tuple) -> Array:
+    if dtype_of(res) != out:
+        # A guard, not a cast: a mismatch is a bug in a table entry.
+        raise TypeError(f"mlx computed {name} as {dtype_of(res).name} where {out.name} is required")
+    for x in inputs:
+        if res is x:
+            return fresh(res)
+    return res
+
+
+def _make_unary(name: str, impl: Callable[[Array], Array]) -> Callable[[Array], Array]:
+    def fn(x: Array, /) -> Array:
+        require_array(x, name)
+        src = dtype_of(x)
+        out = result_dtype(name, x)
+        check_holdable(name, out)
+        compute = _compute_dtype(out, src)
+        with cpu_if(src, out):
+            return _checked(impl(cast(x, compute, name)), out, name, (x,))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Array API ``{name}`` on MLX arrays."
+    return fn
+
+
+def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[Any, Any], Array]:
+    def fn(x1: Any, x2: Any, /) -> Array:
+        if not (is_array(x1) or is_array(x2)):
+            raise TypeError(f"mlx {name}: at least one argument must be an mlx array")
+        out = result_dtype(name, x1, x2)
+        check_holdable(name, out)
+        compute = out if out != BOOL else common_dtype(x1, x2)
+        with cpu_if(compute, *(x.dtype for x in (x1, x2) if is_array(x))):
+            return _checked(impl(cast(x1, compute, name), cast(x2, compute, name)), out, name, (x1, x2))
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Array API ``{name}`` on MLX arrays (Python scalars allowed, weakly typed)."
+    return fn
+
+
+FUNCTIONS: dict[str, Callable[..., Array]] = {}
+for _name, _impl in UNARY.items():
+    FUNCTIONS[_name] = _make_unary(_name, _impl)
+for _name, _impl2 in BINARY.items():
+    FUNCTIONS[_name] = _make_binary(_name, _impl2)
+del _name, _impl, _impl2
+
+
+@float64_on_cpu
+def clip(x: Array, /, min: Optional[Any] = None, max: Optional[Any] = None) -> Array:
+    """Array API ``clip``: the result keeps ``x``'s dtype; NaN in ``x``,
+    ``min`` or ``max`` gives NaN."""
+    require_array(x, "clip")
+    dt = dtype_of(x)
+    if dt.kind == "c":
+        raise TypeError("mlx clip: complex input is not ordered")
+    out = x
+    for bound, pick in ((min, mx.maximum), (max, mx.minimum)):
+        if bound is None:
+            continue
+        if is_array(bound):
+            # Compare in the common dtype, then come back to x's dtype (the
+            # standard leaves bounds outside x's range unspecified).
+            common = common_dtype(out, bound)
+            check_holdable("clip", common)
+            out = pick(cast(out, common, "clip"), cast(bound, common, "clip"))
+            continue
+        if dt.kind in "iu" and isinstance(bound, float) and not math.isfinite(bound):
+            if math.isnan(bound):
+                raise ValueError("mlx clip: a NaN bound for an integer array")
+            continue  # an infinite bound clips nothing
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            bound = int(np.clip(math.floor(bound) if pick is mx.minimum else math.ceil(bound), info.min, info.max))
+        elif dt == BOOL:
+            bound = bool(bound)
+        out = pick(out, scalar(bound, dtype_of(out), "clip"))
+    if dtype_of(out) != dt:
+        out = out.astype(x.dtype)
+    return fresh(out) if out is x else out
