@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import os
 
-from unifiedarray.backends import _registry
+# SciPy and scikit-learn read this when first imported: set it before anything imports them.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+import pytest  # noqa: E402
+
+from unifiedarray.backends import _registry  # noqa: E402
 
 
 def _has(kind: str) -> bool:
