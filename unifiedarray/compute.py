@@ -70,9 +70,12 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
             return out
         # NumPy's complex expm1 misses the standard's special cases at
         # infinities and NaN; exp(x) - 1 gets them right there.
-        special = ~(xp.isfinite(xp.real(x)) & xp.isfinite(xp.imag(x)))
+        re, im = xp.real(x), xp.imag(x)
+        zero = (re == 0) & (im == 0) & ~xp.signbit(im)  # expm1(+-0 + 0j) is +0 + 0j
+        if xp.any(zero):
+            out = xp.where(zero, xp.asarray(0j, dtype=x.dtype), out)
+        special = ~(xp.isfinite(re) & xp.isfinite(im))
         if xp.any(special):
-            re, im = xp.real(x), xp.imag(x)
             alt = xp.exp(x) - 1
             neg_inf = xp.isinf(re) & (re < 0)
             alt = xp.where(neg_inf, xp.asarray(-1 + 0j, dtype=x.dtype), alt)

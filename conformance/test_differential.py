@@ -1,0 +1,382 @@
+"""Differential suite: every namespace function, on every device present,
+against array-api-strict on the same inputs (Hypothesis' ``extra.array_api``
+strategies): same dtype, same shape, same values (floating point within a
+tolerance, NaN where NaN, infinities where infinities).
+
+Runs in CI with the unit tests.  One table lists the functions by the shape
+of their call; a builder per call shape turns a row into a test.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any, Callable
+
+import array_api_strict as strict
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.array_api import make_strategies_namespace
+
+import unifiedarray as ua
+from unifiedarray.backends import _registry
+
+hps = make_strategies_namespace(strict, api_version="2024.12")
+EXAMPLES = int(os.environ.get("UNIFIEDARRAY_DIFF_EXAMPLES", "12"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+
+DEVICES = ["cpu"] + (["mlx"] if _registry()["mlx"].available else []) + (["cuda:0"] if _registry()["cuda"].available else [])
+
+# -- dtype kinds, as the standard's categories ----------------------------------
+def _ints() -> st.SearchStrategy:
+    return st.one_of(hps.integer_dtypes(), hps.unsigned_integer_dtypes())
+
+
+KINDS: dict[str, Callable[[], st.SearchStrategy]] = {
+    "numeric": hps.numeric_dtypes,
+    "real": hps.real_dtypes,
+    "int": _ints,
+    "int_bool": lambda: st.one_of(_ints(), hps.boolean_dtypes()),
+    "bool": hps.boolean_dtypes,
+    "float": lambda: st.one_of(hps.floating_dtypes(), hps.complex_dtypes()),
+    "real_float": hps.floating_dtypes,
+    "all": hps.scalar_dtypes,
+}
+
+UNARY = {
+    "abs": "numeric", "acos": "float", "acosh": "float", "asin": "float", "asinh": "float", "atan": "float",
+    "atanh": "float", "bitwise_invert": "int_bool", "ceil": "real", "conj": "numeric", "cos": "float",
+    "cosh": "float", "exp": "float", "expm1": "float", "floor": "real", "imag": "float", "isfinite": "numeric",
+    "isinf": "numeric", "isnan": "numeric", "log": "float", "log1p": "float", "log2": "float",
+    "log10": "float", "logical_not": "bool", "negative": "numeric", "positive": "numeric", "real": "float",
+    "reciprocal": "float", "round": "numeric", "sign": "numeric", "signbit": "real_float", "sin": "float",
+    "sinh": "float", "square": "numeric", "sqrt": "float", "tan": "float", "tanh": "float", "trunc": "real",
+}  # fmt: skip
+
+BINARY = {
+    "add": "numeric", "atan2": "real_float", "bitwise_and": "int_bool", "bitwise_left_shift": "int",
+    "bitwise_or": "int_bool", "bitwise_right_shift": "int", "bitwise_xor": "int_bool",
+    "copysign": "real_float", "divide": "float", "equal": "all", "floor_divide": "real",
+    "greater": "real", "greater_equal": "real", "hypot": "real_float", "less": "real",
+    "less_equal": "real", "logaddexp": "real_float", "logical_and": "bool", "logical_or": "bool",
+    "logical_xor": "bool", "maximum": "real", "minimum": "real", "multiply": "numeric",
+    "nextafter": "real_float", "not_equal": "all", "pow": "numeric", "remainder": "real",
+    "subtract": "numeric",
+}  # fmt: skip
+
+# functions of one array and an optional axis
+REDUCTIONS = {
+    "sum": "numeric", "prod": "numeric", "mean": "float", "std": "real_float", "var": "real_float",
+    "max": "real", "min": "real", "all": "all", "any": "all", "argmax": "real", "argmin": "real",
+    "count_nonzero": "all", "cumulative_sum": "numeric", "cumulative_prod": "numeric",
+    "sort": "real", "argsort": "real", "flip": "all", "diff": "numeric",
+}  # fmt: skip
+NEEDS_AXIS = {"cumulative_sum", "cumulative_prod", "diff"}
+
+MATRIX = {  # square float matrices, made well conditioned below
+    "linalg.det": "spd", "linalg.inv": "spd", "linalg.cholesky": "spd", "linalg.eigvalsh": "spd",
+    "linalg.slogdet": "spd", "linalg.svdvals": "any", "linalg.matrix_norm": "any", "linalg.trace": "any",
+    "linalg.diagonal": "any", "linalg.matrix_rank": "any", "linalg.pinv": "any", "linalg.matrix_transpose": "any",
+    "tril": "any", "triu": "any", "linalg.matrix_power": "spd",
+}  # fmt: skip
+
+FFT = ("fft.fft", "fft.ifft", "fft.rfft", "fft.irfft", "fft.fftn", "fft.ifftn", "fft.rfftn", "fft.irfftn",
+       "fft.hfft", "fft.ihfft", "fft.fftshift", "fft.ifftshift")  # fmt: skip
+
+
+def resolve(ns: Any, path: str) -> Callable[..., Any]:
+    obj = ns
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def to_numpy(a: Any) -> np.ndarray:
+    return np.asarray(a._array if hasattr(a, "_array") else a)
+
+
+def ours(a: Any, device: str) -> ua.UnifiedArray:
+    return ua.asarray(to_numpy(a), device=device)
+
+
+def fits(device: str, *dtypes: Any) -> bool:
+    """Whether the device holds every dtype (MLX: no complex128)."""
+    info = ua.__array_namespace_info__().dtypes(device=device)
+    return all(str(d).split(".")[-1] in info for d in dtypes)
+
+
+def tolerance(dtype: np.dtype, device: str) -> tuple[float, float]:
+    if dtype in (np.float32, np.complex64):
+        return 2e-5, 2e-5
+    return 1e-10, 1e-12
+
+
+def same(got: Any, expected: Any, device: str, what: str, approx: float = 1.0) -> None:
+    """Same dtype, shape and values; recurse into tuples."""
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected), what
+        for g, e in zip(got, expected):
+            same(g, e, device, what, approx)
+        return
+    e = to_numpy(expected)
+    assert type(got) is ua.UnifiedArray, f"{what}: got {type(got).__name__}"
+    assert got.device == device, f"{what}: result on {got.device}, not {device}"
+    g = np.asarray(got)
+    assert g.dtype == e.dtype, f"{what}: dtype {g.dtype}, array-api-strict gives {e.dtype}"
+    assert g.shape == e.shape, f"{what}: shape {g.shape}, array-api-strict gives {e.shape}"
+    if e.dtype.kind in "fc":
+        rtol, atol = tolerance(e.dtype, device)
+        scale = max(1.0, float(np.nanmax(np.abs(e[np.isfinite(e)]))) if np.isfinite(e).any() else 1.0)
+        np.testing.assert_allclose(g, e, rtol=rtol * approx, atol=atol * approx * scale, equal_nan=True, err_msg=what)
+        assert np.array_equal(np.isinf(g), np.isinf(e)), f"{what}: infinities differ"
+    else:
+        np.testing.assert_array_equal(g, e, err_msg=what)
+
+
+def run_both(path: str, strict_args: tuple, kwargs: dict, device: str, approx: float = 1.0) -> None:
+    try:
+        with np.errstate(all="ignore"):
+            expected = resolve(strict, path)(*strict_args, **kwargs)
+    except Exception:
+        assume(False)  # inputs outside the function's domain for strict too
+        return
+    converted = tuple(ours(a, device) if hasattr(a, "_array") else a for a in strict_args)
+    with np.errstate(all="ignore"):
+        got = resolve(ua, path)(*converted, **kwargs)
+    same(got, expected, device, f"{path} on {device}", approx)
+
+
+def _params(table: dict) -> list:
+    return [pytest.param(dev, name, kind, id=f"{dev}-{name}") for dev in DEVICES for name, kind in table.items()]
+
+
+# -- elementwise ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device,name,kind", _params(UNARY))
+def test_unary(device: str, name: str, kind: str) -> None:
+    @SETTINGS
+    @given(x=hps.arrays(dtype=KINDS[kind](), shape=hps.array_shapes(max_dims=2, max_side=5)))
+    def check(x: Any) -> None:
+        assume(fits(device, x.dtype))
+        run_both(name, (x,), {}, device, approx=4.0)
+
+    check()
+
+
+@pytest.mark.parametrize("device,name,kind", _params(BINARY))
+def test_binary(device: str, name: str, kind: str) -> None:
+    @SETTINGS
+    @given(data=st.data(), dtype=KINDS[kind](), shapes=hps.mutually_broadcastable_shapes(2, max_side=4))
+    def check(data: Any, dtype: Any, shapes: Any) -> None:
+        assume(fits(device, dtype))
+        elements = {"min_value": 0, "max_value": 8} if "shift" in name else None
+        x1 = data.draw(hps.arrays(dtype=dtype, shape=shapes.input_shapes[0], elements=elements))
+        x2 = data.draw(hps.arrays(dtype=dtype, shape=shapes.input_shapes[1], elements=elements))
+        if name in ("floor_divide", "remainder") and strict.isdtype(dtype, "integral"):
+            assume(bool(strict.all(x2 != 0)))  # integer division by zero is undefined
+        if name == "pow" and strict.isdtype(dtype, "integral"):
+            assume(bool(strict.all(x2 >= 0)))
+        run_both(name, (x1, x2), {}, device, approx=4.0)
+
+    check()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_binary_with_python_scalars(device: str) -> None:
+    @SETTINGS
+    @given(x=hps.arrays(dtype=hps.floating_dtypes(), shape=hps.array_shapes(max_dims=2)),
+           s=st.floats(-10, 10, allow_nan=False), name=st.sampled_from(["add", "multiply", "subtract", "maximum"]))
+    def check(x: Any, s: float, name: str) -> None:
+        run_both(name, (x, s), {}, device)
+
+    check()
+
+
+# -- reductions, sorting and one-axis functions ---------------------------------------
+
+
+@pytest.mark.parametrize("device,name,kind", _params(REDUCTIONS))
+def test_one_axis(device: str, name: str, kind: str) -> None:
+    @SETTINGS
+    @given(data=st.data(), x=hps.arrays(dtype=KINDS[kind](), shape=hps.array_shapes(min_dims=1, max_dims=3, max_side=4),
+                                         elements={"allow_nan": False} if kind in ("real", "real_float") else None))
+    def check(data: Any, x: Any) -> None:
+        assume(fits(device, x.dtype))
+        axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+        kwargs: dict[str, Any] = {"axis": axis}
+        if name in ("sort", "argsort"):
+            kwargs["stable"] = True
+        if name in ("sum", "prod", "cumulative_sum", "cumulative_prod") and strict.isdtype(x.dtype, "integral"):
+            # overflow is implementation-defined; keep values small
+            assume(bool(strict.all(strict.abs(strict.astype(x, strict.int64)) < 3)) if x.dtype != strict.uint64 else bool(strict.all(x < 3)))
+        if name in ("max", "min", "argmax", "argmin"):
+            assume(x.shape[axis] > 0)
+        run_both(name, (x,), kwargs, device, approx=1e4 if name in ("std", "var", "mean") else 16.0)
+
+    check()
+
+
+# -- linear algebra and FFT --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device,name,kind", _params(MATRIX))
+def test_matrix_functions(device: str, name: str, kind: str) -> None:
+    @SETTINGS
+    @given(n=st.integers(1, 5), dtype=hps.floating_dtypes(), seed=st.integers(0, 2**16))
+    def check(n: int, dtype: Any, seed: int) -> None:
+        a = np.random.default_rng(seed).normal(size=(n, n))
+        if kind == "spd":
+            a = a @ a.T + n * np.eye(n)  # well conditioned and positive definite
+        x = strict.asarray(a.astype(str(dtype).split(".")[-1]))
+        args: tuple = (x, 2) if name == "linalg.matrix_power" else (x,)
+        run_both(name, args, {}, device, approx=1e3 if dtype == strict.float32 else 1e4)
+
+    check()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_solve_matmul_tensordot_vecdot(device: str) -> None:
+    @SETTINGS
+    @given(n=st.integers(1, 5), dtype=hps.floating_dtypes(), seed=st.integers(0, 2**16))
+    def check(n: int, dtype: Any, seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        name = str(dtype).split(".")[-1]
+        a = strict.asarray((rng.normal(size=(n, n)) + n * np.eye(n)).astype(name))
+        b = strict.asarray(rng.normal(size=(n, n)).astype(name))
+        v = strict.asarray(rng.normal(size=(n,)).astype(name))
+        approx = 1e3 if name == "float32" else 1e4
+        run_both("linalg.solve", (a, b), {}, device, approx)
+        run_both("matmul", (a, b), {}, device, approx)
+        run_both("tensordot", (a, b), {"axes": 1}, device, approx)
+        run_both("vecdot", (a, v), {}, device, approx)
+        run_both("linalg.outer", (v, v), {}, device, approx)
+        run_both("linalg.vector_norm", (a,), {"axis": -1}, device, approx)
+
+    check()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", FFT)
+def test_fft(device: str, name: str) -> None:
+    @SETTINGS
+    @given(n=st.integers(2, 9), complex_in=st.booleans(), seed=st.integers(0, 2**16),
+           double=st.booleans())
+    def check(n: int, complex_in: bool, seed: int, double: bool) -> None:
+        rng = np.random.default_rng(seed)
+        real_input = name in ("fft.rfft", "fft.rfftn", "fft.ihfft")
+        data = rng.normal(size=(3, n))
+        if not real_input and (complex_in or name in ("fft.irfft", "fft.irfftn", "fft.hfft")):
+            data = data + 1j * rng.normal(size=(3, n))
+        dtype = ("float64" if double else "float32") if np.isrealobj(data) else ("complex128" if double else "complex64")
+        assume(fits(device, dtype))
+        run_both(name, (strict.asarray(data.astype(dtype)),), {}, device, approx=1e3)
+
+    check()
+
+
+# -- creation, manipulation, searching, sets ---------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_creation_functions_place_and_type_like_strict(device: str) -> None:
+    cases = [
+        ("zeros", ((2, 3),), {}), ("ones", ((4,),), {"dtype": "int32"}), ("full", ((2,), 3.5), {}),
+        ("full", ((2,), 7), {}), ("full", ((1,), True), {}), ("arange", (5,), {}), ("arange", (0.0, 1.0, 0.25), {}),
+        ("linspace", (0.0, 1.0, 5), {}), ("eye", (3,), {"k": 1}), ("empty", ((0, 2),), {"dtype": "uint8"}),
+    ]  # fmt: skip
+    for name, args, kwargs in cases:
+        dt = kwargs.get("dtype")
+        expected = getattr(strict, name)(*args, **({**kwargs, "dtype": getattr(strict, dt)} if dt else kwargs))
+        got = getattr(ua, name)(*args, **({**kwargs, "dtype": getattr(ua, dt)} if dt else kwargs), device=device)
+        if name == "empty":
+            assert (got.dtype, got.shape) == (np.dtype(dt), (0, 2))
+            continue
+        same(got, expected, device, f"{name}{args}")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_manipulation(device: str) -> None:
+    @SETTINGS
+    @given(x=hps.arrays(dtype=hps.scalar_dtypes(), shape=hps.array_shapes(min_dims=2, max_dims=3, max_side=4)),
+           data=st.data())
+    def check(x: Any, data: Any) -> None:
+        assume(fits(device, x.dtype))
+        axis = data.draw(st.integers(0, x.ndim - 1))
+        for path, args, kwargs in [
+            ("reshape", (x, (-1,)), {}), ("permute_dims", (x, tuple(reversed(range(x.ndim)))), {}),
+            ("expand_dims", (x,), {"axis": 0}), ("roll", (x, 1), {"axis": axis}), ("repeat", (x, 2), {"axis": axis}),
+            ("tile", (x, (2,) + (1,) * (x.ndim - 1)), {}), ("moveaxis", (x, 0, -1), {}),
+            ("broadcast_to", (x, (2,) + x.shape), {}), ("flip", (x,), {}),
+        ]:  # fmt: skip
+            run_both(path, args, kwargs, device)
+        got = ua.concat([ours(x, device), ours(x, device)], axis=axis)
+        same(got, strict.concat([x, x], axis=axis), device, "concat")
+        got = ua.stack([ours(x, device), ours(x, device)], axis=axis)
+        same(got, strict.stack([x, x], axis=axis), device, "stack")
+
+    check()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_searching_and_sets(device: str) -> None:
+    @SETTINGS
+    @given(x=hps.arrays(dtype=hps.real_dtypes(), shape=hps.array_shapes(min_dims=1, max_dims=2, max_side=5),
+                        elements={"allow_nan": False}))
+    def check(x: Any) -> None:
+        assume(fits(device, x.dtype))
+        mask = x > x[(0,) * x.ndim]
+        run_both("nonzero", (x,), {}, device)
+        run_both("where", (mask, x, strict.zeros_like(x)), {}, device)
+        run_both("unique_values", (x,), {}, device)
+        run_both("unique_counts", (x,), {}, device)
+        run_both("unique_inverse", (x,), {}, device)
+        run_both("unique_all", (x,), {}, device)
+        flat = strict.sort(strict.reshape(x, (-1,)))
+        run_both("searchsorted", (flat, flat), {}, device)
+        run_both("isin", (x, flat), {}, device)
+        run_both("clip", (x,), {"min": x[(0,) * x.ndim]}, device)
+
+    check()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_indexing(device: str) -> None:
+    @SETTINGS
+    @given(x=hps.arrays(dtype=hps.scalar_dtypes(), shape=hps.array_shapes(min_dims=1, max_dims=3, max_side=5)),
+           data=st.data())
+    def check(x: Any, data: Any) -> None:
+        assume(fits(device, x.dtype))
+        key = data.draw(hps.indices(x.shape, allow_newaxis=True))
+        u = ours(x, device)
+        same(u[key], x[key], device, f"x[{key}]")
+        mask = strict.asarray(data.draw(st.lists(st.booleans(), min_size=x.shape[0], max_size=x.shape[0])))
+        same(u[ours(mask, device)], x[mask], device, "boolean mask")
+        idx = strict.asarray(data.draw(st.lists(st.integers(0, x.shape[0] - 1), min_size=1, max_size=4)))
+        same(ua.take(u, ours(idx, device), axis=0), strict.take(x, idx, axis=0), device, "take")
+
+    check()
+
+
+def test_every_standard_function_exists():
+    """The namespace has all 135 main-namespace functions of 2025.12, the 25
+    linalg and the 14 fft functions."""
+    stub_names = {
+        "creation": 16, "data_type": 6, "elementwise": 67, "indexing": 2, "linear_algebra": 4,
+        "manipulation": 15, "searching": 6, "set": 5, "sorting": 2, "statistical": 9, "utility": 3,
+    }  # fmt: skip
+    assert sum(stub_names.values()) == 135
+    from unifiedarray._functions import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, FFT_ARRAY, FFT_CREATION, LINALG
+
+    assert len(ELEMENTWISE_UNARY) + len(ELEMENTWISE_BINARY) + 1 == 67  # + clip
+    assert len(LINALG) == 25 and len(FFT_ARRAY) + len(FFT_CREATION) == 14
+    for name in ELEMENTWISE_UNARY + ELEMENTWISE_BINARY + ["clip", "astype", "can_cast", "finfo", "iinfo", "isdtype",
+                                                           "result_type", "broadcast_shapes", "from_dlpack"]:
+        assert callable(getattr(ua, name)), name
+    for name in LINALG:
+        assert callable(getattr(ua.linalg, name)), name
+    for name in FFT_ARRAY + FFT_CREATION:
+        assert callable(getattr(ua.fft, name)), name
+    assert math.isclose(ua.pi, math.pi) and ua.newaxis is None
