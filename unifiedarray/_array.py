@@ -28,7 +28,7 @@ import numpy as np
 from typing import Any, Optional, Sequence
 
 from ._buffer import UnifiedBuffer
-from ._devices import CPU, Device, DeviceLike
+from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import transfer
 from ._policy import choose_device
 from .backends import backend_for, backend_of_native
@@ -66,9 +66,9 @@ def _wrap(native: Any, dev: Device) -> "UnifiedArray":
     else:
         dtype = _dtype_of_native(native, dev)
     arr = object.__new__(UnifiedArray)
-    arr._buf = UnifiedBuffer._wrap(native, dev, dtype)
+    buf = arr._buf = UnifiedBuffer._wrap(native, dev, dtype)
     arr._key = None
-    arr._shape = tuple(native.shape)
+    arr._shape = buf._shape
     arr._hostview = None
     return arr
 
@@ -76,9 +76,20 @@ def _wrap(native: Any, dev: Device) -> "UnifiedArray":
 def _wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
     """Wrap whatever a backend function returned: arrays, tuples of arrays
     (named tuples keep their type), or plain Python values."""
+    if dev == CPU:
+        tres = type(res)
+        if tres is np.ndarray:
+            if res.base is not None and inputs:
+                for inp in inputs:
+                    if type(inp) is np.ndarray and np.may_share_memory(res, inp):
+                        res = res.copy()  # see below: no two buffers share memory
+                        break
+            return _wrap(res, dev)
+        if isinstance(res, np.generic):
+            return _wrap(np.asarray(res), dev)
     backend_native = _is_native(res, dev)
     if backend_native:
-        if inputs and dev.kind != "mlx" and getattr(res, "base", None) is not None:
+        if inputs and dev != MLX and getattr(res, "base", None) is not None:
             # NumPy and CuPy return views of inputs from reshape, permute_dims
             # and friends.  Two buffers must never share memory unseen (a
             # write to one would leave the other's device copies stale), so
@@ -390,6 +401,16 @@ class UnifiedArray:
 
     # -- indexing --------------------------------------------------------------
     def __getitem__(self, key: Any) -> "UnifiedArray":
+        buf = self._buf
+        if type(key) is slice and self._key is None and CPU in buf._valid and buf._placement == CPU:
+            # The commonest view, on the host: a slice of a whole array.
+            view = buf._copies[CPU][key]
+            out = object.__new__(UnifiedArray)
+            out._buf = buf
+            out._key = (key,)
+            out._shape = view.shape
+            out._hostview = view
+            return out
         if _is_basic_key(key):
             return self._view(key)
         return dispatch("getitem", (self, key), {}, reason="UnifiedArray.__getitem__")
@@ -577,6 +598,16 @@ _COMPARE = {
 _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
 
 
+_FUNCTIONS: dict[tuple[Device, str], Any] = {}
+
+
+def _function(dev: Device, name: str) -> Any:
+    fn = _FUNCTIONS.get((dev, name))
+    if fn is None:
+        fn = _FUNCTIONS[(dev, name)] = getattr(namespace_for(dev), name)
+    return fn
+
+
 def binary(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     """``x <op> y`` (or ``y <op> x``): the fast path shared by every operator
     and by the binary elementwise functions."""
@@ -595,7 +626,7 @@ def binary(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     else:
         return binary(x, _asarray_foreign(y, x), name, reflected)
     mine = native_on(x, dev, name) if (dev not in buf._valid or x._key is not None) else buf._copies[dev]
-    fn = getattr(namespace_for(dev), name)
+    fn = _function(dev, name)
     res = fn(other, mine) if reflected else fn(mine, other)
     return _wrap(res, dev)
 

@@ -97,6 +97,10 @@ def _normalize_shape(shape: Any) -> tuple[int, ...]:
     return out
 
 
+# frozenset({device}) per device, shared: "only this copy is valid".
+_ONLY: dict[Device, frozenset] = {}
+
+
 class UnifiedBuffer:
     """One array's data, with a lazily synchronised copy per memory space.
 
@@ -179,10 +183,28 @@ class UnifiedBuffer:
     @classmethod
     def _wrap(cls, native: Any, device: Device, dtype: np.dtype) -> "UnifiedBuffer":
         """A buffer that adopts ``native`` (already on ``device``) as its only
-        copy.  The caller guarantees nothing else aliases ``native``."""
-        self = cls._blank(tuple(native.shape), dtype, device)
-        self._copies[device] = native
-        self._valid = frozenset((device,))
+        copy.  The caller guarantees nothing else aliases ``native``.
+
+        Every operation's result comes through here, so it sets the fields
+        itself rather than through :meth:`_setup`.
+        """
+        self = object.__new__(cls)
+        self._shape = native.shape
+        self._dtype = dtype
+        self._pinned = False
+        self._placement = device
+        self._copies = {device: native}
+        valid = _ONLY.get(device)
+        if valid is None:
+            valid = _ONLY[device] = frozenset((device,))
+        self._valid = valid
+        self._lock = threading.RLock()
+        self._host_handles = []
+        self._mlx_leased = False
+        self._released = False
+        self._version = 0
+        self._pool = None
+        self._pending = None
         return self
 
     # -- facts -------------------------------------------------------------

@@ -253,7 +253,8 @@ def asarray(
             "cannot watch could serve stale data; use copy=None or True"
         )
     dev = _device(device)
-    backend = backend_of_native(obj)
+    tobj = type(obj)
+    backend = None if tobj in (list, tuple, float, int, bool, complex, np.ndarray) else backend_of_native(obj)
     if backend is not None and backend.name != "numpy" and getattr(obj, "ndim", None) is not None:
         src_dev = backend.device_of(obj)
         native = _copy_native(obj, src_dev)
@@ -264,8 +265,8 @@ def asarray(
     host = _to_host_array(obj, dt, dev)
     backend_for(dev).check_dtype(host.dtype, dev, "asarray")
     if dev == CPU:
-        if host is obj or (isinstance(obj, np.ndarray) and np.may_share_memory(host, obj)):
-            host = host.copy()
+        if tobj is not list and tobj is not tuple and (host is obj or np.may_share_memory(host, obj)):
+            host = host.copy()  # never alias memory the library cannot watch
         return _wrap(host, CPU)
     with transfer("cpu", str(dev), host.nbytes, "asarray", explicit=True):
         native = backend_for(dev).upload(np.ascontiguousarray(host), dev)
@@ -283,7 +284,7 @@ def _to_host_array(obj: Any, dt: Optional[np.dtype], dev: Device) -> np.ndarray:
         dt = dt or _scalar_dtype(obj, dev)
         return np.asarray(obj, dtype=dt)
     if isinstance(obj, (list, tuple)):
-        obj = _unwrap_nested(obj)
+        # UnifiedArrays nested in the sequence convert through __array__.
         arr = np.asarray(obj, dtype=dt)
         if dt is None:
             if arr.dtype == np.float64:
@@ -297,14 +298,6 @@ def _to_host_array(obj: Any, dt: Optional[np.dtype], dev: Device) -> np.ndarray:
     if arr.dtype.kind not in "biufc":
         raise TypeError(f"asarray: unsupported input {type(obj).__name__} (dtype {arr.dtype})")
     return arr
-
-
-def _unwrap_nested(obj: Any) -> Any:
-    if type(obj) is UnifiedArray:
-        return obj._scalar("asarray") if obj.ndim == 0 else native_on(obj, CPU, "asarray")
-    if isinstance(obj, (list, tuple)):
-        return [_unwrap_nested(o) for o in obj]
-    return obj
 
 
 def _asarray_own(x: UnifiedArray, dt: Optional[np.dtype], device: Optional[DeviceLike], copy: Optional[bool]) -> UnifiedArray:

@@ -21,7 +21,7 @@ from typing import Any, Callable, NamedTuple, Optional
 import array_api_compat.numpy as _compat
 import numpy as np
 
-from ._array import UnifiedArray, _wrap, binary, dispatch, namespace_for, native_on
+from ._array import UnifiedArray, _wrap, _wrap_result, binary, dispatch, namespace_for, native_on
 from ._devices import Device, DeviceLike
 
 # -- tables --------------------------------------------------------------------------
@@ -92,19 +92,66 @@ def _doc(path: str, chapter: str) -> str:
     )
 
 
+def _bound(path: str) -> Callable[[Device], Any]:
+    """``device -> that device's function for path``, cached: the lookup is
+    on every call's path."""
+    cache: dict[Device, Any] = {}
+
+    def lookup(dev: Device) -> Any:
+        fn = cache.get(dev)
+        if fn is None:
+            fn = namespace_for(dev)
+            for part in path.split("."):
+                fn = getattr(fn, part, None)
+                if fn is None:
+                    return None  # the backend lacks it: dispatch falls back to the host
+            cache[dev] = fn
+        return fn
+
+    return lookup
+
+
+def _plain(values: Any) -> bool:
+    """No arrays among these arguments (so the fast path applies)."""
+    for v in values:
+        if type(v) is UnifiedArray or type(v) in (list, tuple):
+            return False
+    return True
+
+
 def make_generic(path: str, chapter: str) -> Callable[..., Any]:
+    lookup = _bound(path)
+
     def fn(*args: Any, **kwargs: Any) -> Any:
+        # Fast path: one array, first, nothing else array-like.
+        if (
+            args
+            and type(args[0]) is UnifiedArray
+            and (len(args) == 1 or _plain(args[1:]))
+            and (not kwargs or _plain(kwargs.values()))
+        ):
+            x = args[0]
+            dev = x._buf._placement
+            f = lookup(dev)
+            if f is not None:
+                native = native_on(x, dev, path)
+                return _wrap_result(f(native, *args[1:], **kwargs), dev, (native,))
         return dispatch(path, args, kwargs)
 
     return _finish(fn, path, _doc(path, chapter))
 
 
 def make_unary(name: str) -> Callable[..., Any]:
+    lookup = _bound(name)
+
     def fn(x: UnifiedArray, /, **kwargs: Any) -> UnifiedArray:
         if type(x) is not UnifiedArray:
             raise TypeError(f"{name} expects a UnifiedArray, got {type(x).__name__}")
         dev = x._buf._placement
-        return _wrap(getattr(namespace_for(dev), name)(native_on(x, dev, name), **kwargs), dev)
+        f = lookup(dev)
+        if f is None:
+            return dispatch(name, (x,), kwargs)
+        return _wrap(f(native_on(x, dev, name), **kwargs), dev)
 
     fn.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter("x", inspect.Parameter.POSITIONAL_ONLY)]

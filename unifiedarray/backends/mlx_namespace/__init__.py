@@ -1,0 +1,283 @@
+"""An Array API 2025.12 namespace over raw ``mlx.core.array`` objects.
+
+None exists upstream; this is the compute namespace the library's dispatch
+layer uses for the "mlx" device::
+
+    ns = mlx_namespace
+    ns.add(a, b); ns.sum(x, axis=1, dtype=np.dtype("float64"))
+    ns.linalg.cholesky(x); ns.fft.fft(x, n=8)
+
+Arguments are ``mx.array`` objects (or Python scalars where the standard
+allows them); ``dtype=`` arguments are NumPy dtypes; ``device=`` is accepted
+and ignored.  Results are ``mx.array`` objects (or named tuples of them).
+
+The promises kept here:
+
+* **No silent dtype change.**  Result dtypes are the standard's (NumPy's
+  where the standard leaves them open), never MLX's own promotion.  What MLX
+  cannot compute in the required dtype is either built from primitives that
+  can (float64 ``exp``/``sin``/``cos``, integer ``matmul``), computed on the
+  host (see :data:`HOST_FALLBACKS`), or refused with a ``TypeError`` naming
+  mlx, the dtype and the operation (complex128 anywhere, float64 ``fft``,
+  ``eig`` of float64).
+* **Laziness.**  Nothing is evaluated except where a value must be
+  concrete: host fallbacks and data-dependent shapes.
+* **Counted host moves.**  Every host fallback moves data inside
+  :func:`unifiedarray._ledger.transfer`, so the transfer guard sees it and
+  ``track_transfers`` counts it.
+* **float64 on a GPU default device** (Metal has no float64): functions
+  that touch float64 build their graph on MLX's CPU stream.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+import math as _math
+from typing import Any as _Any
+
+import array_api_compat.numpy as _compat
+import mlx.core as _mx
+import numpy as _np
+
+from . import fft, linalg
+from ._core import (
+    DEFAULT_COMPLEX,
+    DEFAULT_FLOAT,
+    DEFAULT_INT,
+    INDEX,
+    as_np_dtype,
+    check_holdable,
+    cpu_if,
+    dtype_of,
+    fresh,
+    require_array,
+    supports_dtype,
+    to_mx_dtype,
+    to_np_dtype,
+)
+from ._creation import (
+    arange,
+    asarray,
+    empty,
+    empty_like,
+    eye,
+    full,
+    full_like,
+    linspace,
+    meshgrid,
+    ones,
+    ones_like,
+    tril,
+    triu,
+    zeros,
+    zeros_like,
+)
+from ._elementwise import FUNCTIONS as _ELEMENTWISE
+from ._elementwise import clip
+from ._indexing import getitem, setitem, take, take_along_axis
+from ._linear import matmul, tensordot, vecdot
+from ._manipulation import (
+    broadcast_arrays,
+    broadcast_shapes,
+    broadcast_to,
+    concat,
+    expand_dims,
+    flip,
+    matrix_transpose,
+    moveaxis,
+    permute_dims,
+    repeat,
+    reshape,
+    roll,
+    squeeze,
+    stack,
+    tile,
+    unstack,
+)
+from ._searching import (
+    UniqueAllResult,
+    UniqueCountsResult,
+    UniqueInverseResult,
+    argmax,
+    argmin,
+    argsort,
+    count_nonzero,
+    isin,
+    nonzero,
+    searchsorted,
+    sort,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+    where,
+)
+from ._statistical import (
+    all,
+    any,
+    cumulative_prod,
+    cumulative_sum,
+    diff,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
+
+__array_api_version__ = "2025.12"
+
+globals().update(_ELEMENTWISE)
+
+#: Where this namespace leaves MLX for the host (NumPy), and why.  Each
+#: such move is counted by the transfer ledger.
+HOST_FALLBACKS: list[str] = [
+    "nonzero: data-dependent output shape (moves x != 0 down, int64 indices up)",
+    "unique_all, unique_counts, unique_inverse, unique_values: data-dependent output shape",
+    "getitem with a boolean-array index: data-dependent shape (moves the mask down and its "
+    "nonzero indices up; the gather itself runs in MLX)",
+    "setitem with a boolean array combined with other indices (a sole mask, x[m] = v, runs in MLX)",
+    "getitem with a Python bool or 0-d boolean array mixed into a tuple index",
+    "repeat with an array of repeats: data-dependent shape (moves the repeats down and a gather "
+    "index up; the gather runs in MLX)",
+    "linalg.cholesky, det, inv, qr, slogdet, solve for complex64: MLX has no complex kernels",
+]
+
+#: Where this namespace refuses (``TypeError`` naming mlx, dtype and operation).
+REFUSALS: list[str] = [
+    "complex128 anywhere (inputs, results, dtype=): MLX cannot hold it",
+    "fft.* of float64, integer or bool input: the transform would be complex128",
+    "linalg.eig, linalg.eigvals of float64 (or integer) input: the result would be complex128",
+    "linalg.* of float16: NumPy has no float16 linear algebra either",
+    "astype from a complex dtype to a real one: the standard forbids it",
+    "max, min, argmax, argmin, clip of complex64: complex numbers are not ordered",
+]
+
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+newaxis = None
+
+bool = _np.dtype("bool")  # noqa: A001
+int8 = _np.dtype("int8")
+int16 = _np.dtype("int16")
+int32 = _np.dtype("int32")
+int64 = _np.dtype("int64")
+uint8 = _np.dtype("uint8")
+uint16 = _np.dtype("uint16")
+uint32 = _np.dtype("uint32")
+uint64 = _np.dtype("uint64")
+float16 = _np.dtype("float16")
+float32 = _np.dtype("float32")
+float64 = _np.dtype("float64")
+complex64 = _np.dtype("complex64")
+#: present so that code naming it gets the dtype object; MLX cannot hold it,
+#: and every function asked for it raises ``TypeError``.
+complex128 = _np.dtype("complex128")
+
+
+def astype(x: _mx.array, dtype: _Any, /, *, copy: _builtins.bool = True, device: _Any = None) -> _mx.array:
+    """Array API ``astype``.  Complex to real is refused (the standard
+    forbids it); to bool means ``!= 0`` (NaN is true)."""
+    require_array(x, "astype")
+    dt = as_np_dtype(dtype)
+    target = check_holdable("astype", dt)
+    src = dtype_of(x)
+    if src == dt:
+        return fresh(x) if copy else x
+    if src.kind == "c" and dt.kind != "c" and dt.kind != "b":
+        raise TypeError(
+            f"mlx astype: casting {src.name} to {dt.name} would discard the imaginary part; "
+            "take real(x) or imag(x) first"
+        )
+    with cpu_if(src, dt):
+        if dt.kind == "b":
+            return x != 0
+        return x.astype(target)
+
+
+def _dtype_arg(x: _Any) -> _Any:
+    if isinstance(x, _mx.array):
+        return dtype_of(x)
+    if isinstance(x, _mx.Dtype):
+        return to_np_dtype(x)
+    return x
+
+
+def result_type(*arrays_and_dtypes: _Any) -> _np.dtype:
+    """Array API ``result_type`` over MLX arrays, NumPy dtypes and Python
+    scalars (weak)."""
+    return _np.dtype(_compat.result_type(*(_dtype_arg(a) for a in arrays_and_dtypes)))
+
+
+def can_cast(from_: _Any, to: _Any, /) -> _builtins.bool:
+    """Array API ``can_cast``."""
+    return _builtins.bool(_compat.can_cast(_dtype_arg(from_), _dtype_arg(to)))
+
+
+def finfo(type: _Any, /) -> _Any:  # noqa: A002
+    """Array API ``finfo`` (NumPy's)."""
+    return _compat.finfo(_dtype_arg(type))
+
+
+def iinfo(type: _Any, /) -> _Any:  # noqa: A002
+    """Array API ``iinfo`` (NumPy's)."""
+    return _compat.iinfo(_dtype_arg(type))
+
+
+def isdtype(dtype: _Any, kind: _Any) -> _builtins.bool:
+    """Array API ``isdtype``."""
+    if isinstance(kind, tuple):
+        kind = tuple(_dtype_arg(k) for k in kind)
+    else:
+        kind = _dtype_arg(kind)
+    return _builtins.bool(_compat.isdtype(_dtype_arg(dtype), kind))
+
+
+def from_dlpack(x: _Any, /, *, device: _Any = None, copy: _Any = None) -> _mx.array:
+    """Array API ``from_dlpack``: an MLX array as is, anything else through
+    NumPy (a counted host-to-mlx move)."""
+    if isinstance(x, _mx.array):
+        return fresh(x) if copy else x
+    return asarray(_np.from_dlpack(x), copy=True)
+
+
+class _Info:
+    """``__array_namespace_info__()`` of this namespace."""
+
+    def capabilities(self) -> dict[str, _Any]:
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
+
+    def default_device(self) -> str:
+        return "mlx"
+
+    def devices(self) -> tuple[str, ...]:
+        return ("mlx",)
+
+    def default_dtypes(self, *, device: _Any = None) -> dict[str, _np.dtype]:
+        return {
+            "real floating": DEFAULT_FLOAT,
+            "complex floating": DEFAULT_COMPLEX,
+            "integral": DEFAULT_INT,
+            "indexing": INDEX,
+        }
+
+    def dtypes(self, *, device: _Any = None, kind: _Any = None) -> dict[str, _np.dtype]:
+        names = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float32", "float64", "complex64")  # fmt: skip
+        out = {n: _np.dtype(n) for n in names}
+        if kind is None:
+            return out
+        return {n: d for n, d in out.items() if isdtype(d, kind)}
+
+
+def __array_namespace_info__() -> _Info:
+    return _Info()
+
+
+__all__ = sorted(
+    [n for n in globals() if not n.startswith("_") and n not in ("annotations",)]
+)

@@ -1,0 +1,266 @@
+"""Indexing: ``getitem``, ``setitem``, ``take`` and ``take_along_axis``.
+
+MLX does not check bounds: ``x[5]`` on a 2-row array reads whatever memory
+follows.  Python integers are therefore checked here (``IndexError``, as
+the standard requires), and integer-array indices, whose out-of-bounds
+behaviour the standard leaves unspecified, are wrapped from the end and then
+clamped into range, so that no index ever reaches outside the array.
+
+Boolean-array indices have data-dependent shapes.  ``getitem`` replaces each
+one by its ``nonzero`` index arrays (the NumPy rule ``x[m] == x[m.nonzero()]``),
+so only the mask moves to the host and only the indices come back; the
+gather itself stays in MLX.  ``setitem`` with a sole mask needs no host at
+all: it is a ``where`` (and, for a value holding one entry per selected
+element, a cumulative-sum gather).
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from typing import Any, Optional
+
+import mlx.core as mx
+import numpy as np
+
+from ._core import (
+    Array,
+    cast,
+    dtype_of,
+    float64_on_cpu,
+    fresh,
+    from_host,
+    is_array,
+    normalize_axis,
+    require_array,
+    scalar,
+    to_host,
+)
+from ._searching import upload_index_arrays
+
+_INTEGER_KINDS = "iu"
+
+
+def _is_bool_array(k: Any) -> bool:
+    return is_array(k) and k.dtype == mx.bool_
+
+
+def _as_key_tuple(key: Any) -> tuple:
+    if isinstance(key, tuple):
+        items = key
+    else:
+        items = (key,)
+    out = []
+    for k in items:
+        if isinstance(k, (list, np.ndarray)):
+            k = mx.array(np.asarray(k))  # a tiny index given as host data; not the array's data
+        elif isinstance(k, np.generic) and not isinstance(k, np.bool_):
+            k = operator.index(k)
+        elif isinstance(k, np.bool_):
+            k = builtins.bool(k)
+        out.append(k)
+    return tuple(out)
+
+
+def _dims_used(k: Any) -> int:
+    if k is None or k is Ellipsis or isinstance(k, builtins.bool):
+        return 0
+    if _is_bool_array(k):
+        return k.ndim
+    return 1
+
+
+def _check_key(shape: tuple[int, ...], key: tuple, op: str) -> list[Optional[int]]:
+    """Validate ``key`` against ``shape``; return, for each entry, the axis
+    of ``x`` it indexes (None for entries that index no axis)."""
+    ndim = len(shape)
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError(f"mlx {op}: an index can only have a single ellipsis")
+    used = sum(_dims_used(k) for k in key)
+    if used > ndim:
+        raise IndexError(f"mlx {op}: too many indices: array is {ndim}-dimensional, but {used} were indexed")
+    axes: list[Optional[int]] = []
+    pos = 0
+    for k in key:
+        if k is Ellipsis:
+            axes.append(None)
+            pos += ndim - used
+            continue
+        if k is None or isinstance(k, builtins.bool):
+            axes.append(None)
+            continue
+        axes.append(pos)
+        if isinstance(k, builtins.int):
+            n = shape[pos]
+            if not -n <= k < n:
+                raise IndexError(f"mlx {op}: index {k} is out of bounds for axis {pos} with size {n}")
+        elif isinstance(k, slice):
+            if k.step == 0:
+                raise ValueError(f"mlx {op}: slice step cannot be zero")
+        elif is_array(k):
+            if k.dtype == mx.bool_:
+                if tuple(k.shape) != tuple(shape[pos : pos + k.ndim]):
+                    raise IndexError(
+                        f"mlx {op}: boolean index of shape {tuple(k.shape)} does not match "
+                        f"the indexed dimensions {tuple(shape[pos:pos + k.ndim])}"
+                    )
+            elif dtype_of(k).kind not in _INTEGER_KINDS:
+                raise IndexError(f"mlx {op}: arrays used as indices must be of integer or boolean type")
+        else:
+            raise IndexError(f"mlx {op}: unsupported index {k!r}")
+        pos += _dims_used(k)
+    return axes
+
+
+def _safe_int_index(k: Array, n: int) -> Array:
+    # Negative indices count from the end; anything still out of range is
+    # clamped (unspecified by the standard) so that MLX never reads or writes
+    # outside the array.
+    if n == 0:
+        return k
+    if dtype_of(k).kind == "i":
+        k = mx.where(k < 0, k + n, k)
+        return mx.clip(k, 0, n - 1)
+    return mx.minimum(k, n - 1)
+
+
+def _prepare(x: Array, key: Any, op: str) -> tuple[tuple, list[Optional[int]]]:
+    tkey = _as_key_tuple(key)
+    axes = _check_key(tuple(x.shape), tkey, op)
+    fixed = []
+    for k, ax in zip(tkey, axes):
+        if is_array(k) and k.dtype != mx.bool_:
+            k = _safe_int_index(k, x.shape[ax])
+        fixed.append(k)
+    return tuple(fixed), axes
+
+
+def _expand_masks(key: tuple, reason: str) -> tuple:
+    """Replace each boolean array in ``key`` by its nonzero index arrays
+    (computed on the host: the mask moves down, the indices move up)."""
+    masks = [k for k in key if _is_bool_array(k) and k.ndim > 0]
+    if not masks:
+        return key
+    hosts = [np.nonzero(to_host(m, reason)) for m in masks]
+    flat = [a for h in hosts for a in h]
+    uploaded = iter(upload_index_arrays(flat, reason))
+    out: list[Any] = []
+    for k in key:
+        if _is_bool_array(k) and k.ndim > 0:
+            out.extend(next(uploaded) for _ in range(k.ndim))
+        else:
+            out.append(k)
+    return tuple(out)
+
+
+def _has_scalar_bool(key: tuple) -> bool:
+    return builtins.any(isinstance(k, builtins.bool) or (_is_bool_array(k) and k.ndim == 0) for k in key)
+
+
+@float64_on_cpu
+def getitem(x: Array, key: Any) -> Array:
+    """``x[key]`` with Array API semantics: basic indices (ints checked
+    against bounds), integer arrays, and boolean masks (via a counted host
+    ``nonzero``)."""
+    require_array(x, "getitem")
+    tkey, _ = _prepare(x, key, "getitem")
+    if _has_scalar_bool(tkey):
+        return _getitem_on_host(x, tkey)
+    tkey = _expand_masks(tkey, "mlx fallback: boolean index")
+    if tkey == ():
+        return fresh(x)
+    out = x[tkey if len(tkey) != 1 else tkey[0]]
+    return fresh(out) if out is x else out
+
+
+def _getitem_on_host(x: Array, key: tuple) -> Array:
+    # Scalar booleans mixed into a key follow NumPy's rules exactly there.
+    reason = "mlx fallback: scalar boolean index"
+    host_key = tuple(to_host(k, reason) if is_array(k) else k for k in key)
+    return from_host(np.asarray(to_host(x, reason)[host_key]), reason)
+
+
+@float64_on_cpu
+def setitem(x: Array, key: Any, value: Any) -> None:
+    """``x[key] = value`` in place (MLX rebinds ``x``'s handle).  ``value``
+    is cast to ``x``'s dtype; a sole boolean mask needs no host move."""
+    require_array(x, "setitem")
+    dt = dtype_of(x)
+    tkey, _ = _prepare(x, key, "setitem")
+    v = cast(value, dt, "setitem") if is_array(value) else scalar(value, dt, "setitem")
+    core = tuple(k for k in tkey if k is not Ellipsis)
+    if len(core) == 1 and (_is_bool_array(core[0]) or isinstance(core[0], builtins.bool)) and _mask_leads(tkey):
+        mask = core[0] if is_array(core[0]) else mx.array(core[0])
+        x[...] = _masked_update(x, mask, v)
+        return
+    if _has_scalar_bool(tkey):
+        raise IndexError("mlx setitem: scalar booleans are supported only as the sole index")
+    tkey = _expand_masks(tkey, "mlx fallback: boolean index")
+    if tkey == ():
+        tkey = (Ellipsis,)
+    x[tkey if len(tkey) != 1 else tkey[0]] = v
+
+
+def _mask_leads(key: tuple) -> bool:
+    # x[m], x[m, ...]: the mask indexes the leading dimensions.
+    return key[0] is not Ellipsis or len(key) == 1
+
+
+def _masked_update(x: Array, mask: Array, v: Array) -> Array:
+    rest = tuple(x.shape[mask.ndim :])
+    cond = mask.reshape(tuple(mask.shape) + (1,) * len(rest))
+    if v.ndim == len(rest) + 1 and v.shape[0] != 1 and mask.ndim > 0:
+        # One value per selected element, in order: element i of the flat
+        # mask takes value number (count of Trues before it).
+        flat = mask.reshape(-1)
+        slot = mx.cumsum(flat.astype(mx.int64)) - 1
+        slot = mx.clip(slot, 0, builtins.max(v.shape[0] - 1, 0))
+        gathered = mx.take(mx.broadcast_to(v, (v.shape[0],) + rest), slot, axis=0)
+        v = gathered.reshape(tuple(mask.shape) + rest)
+    return mx.where(cond, v, x)
+
+
+@float64_on_cpu
+def take(x: Array, indices: Any, /, *, axis: Optional[int] = None) -> Array:
+    """Array API ``take`` (negative indices count from the end)."""
+    require_array(x, "take")
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError("mlx take: axis is required for arrays of more than one dimension")
+        axis = 0
+        x = x.reshape(-1)
+    ax = normalize_axis(axis, x.ndim, "take")
+    n = x.shape[ax]
+    if not is_array(indices):
+        indices = mx.array(np.asarray(indices, dtype=np.int64))
+    if dtype_of(indices).kind not in _INTEGER_KINDS:
+        raise TypeError("mlx take: indices must have an integer dtype")
+    if n == 0:
+        if indices.size:
+            raise IndexError("mlx take: cannot take from an empty axis")
+        shape = list(x.shape)
+        shape[ax] = 0
+        return mx.zeros(shape, dtype=x.dtype)
+    return mx.take(x, _safe_int_index(indices, n), axis=ax)
+
+
+@float64_on_cpu
+def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
+    """Array API ``take_along_axis`` (broadcasting over the other axes)."""
+    require_array(x, "take_along_axis")
+    require_array(indices, "take_along_axis")
+    if dtype_of(indices).kind not in _INTEGER_KINDS:
+        raise TypeError("mlx take_along_axis: indices must have an integer dtype")
+    if indices.ndim != x.ndim:
+        raise ValueError("mlx take_along_axis: indices must have as many dimensions as x")
+    ax = normalize_axis(axis, x.ndim, "take_along_axis")
+    xs, js = list(x.shape), list(indices.shape)
+    others = np.broadcast_shapes(tuple(xs[:ax] + [1] + xs[ax + 1 :]), tuple(js[:ax] + [1] + js[ax + 1 :]))
+    xshape = list(others)
+    xshape[ax] = xs[ax]
+    jshape = list(others)
+    jshape[ax] = js[ax]
+    if xs[ax] == 0:
+        return mx.zeros(jshape, dtype=x.dtype)
+    idx = _safe_int_index(mx.broadcast_to(indices, jshape), xs[ax])
+    return mx.take_along_axis(mx.broadcast_to(x, xshape), idx, axis=ax)

@@ -1,0 +1,222 @@
+"""Statistical and utility functions.
+
+Accumulating functions cast to the result dtype first and reduce there:
+MLX's own choices (``sum(int8) -> int32``, ``mean(int) -> float32``) never
+reach the caller.  ``var`` and ``std`` are written out (two passes, as NumPy
+does) because MLX's ``ddof`` is an integer and the standard's
+``correction`` may be a float.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any, Callable, Optional, Union
+
+import mlx.core as mx
+import numpy as np
+
+from ._core import (
+    Array,
+    cast,
+    check_holdable,
+    common_dtype,
+    cpu_if,
+    dtype_of,
+    float64_on_cpu,
+    fresh,
+    is_array,
+    normalize_axes,
+    normalize_axis,
+    require_array,
+    result_dtype,
+)
+
+Axis = Optional[Union[int, tuple[int, ...]]]
+
+
+def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
+    if keepdims:
+        return tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, dtype: Any, keepdims: bool) -> Array:
+    require_array(x, name)
+    out = result_dtype(name, x, dtype=dtype)
+    check_holdable(name, out)
+    axes = normalize_axes(axis, x.ndim, name)
+    with cpu_if(out, x.dtype):
+        xc = cast(x, out, name)
+        if not axes:
+            return fresh(xc) if xc is x else xc
+        return reduce(xc, axis=list(axes), keepdims=keepdims)
+
+
+def sum(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+    """Array API ``sum`` (integers sum in int64/uint64 unless ``dtype``)."""
+    return _accumulate("sum", mx.sum, x, axis, dtype, keepdims)
+
+
+def prod(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
+    """Array API ``prod``."""
+    return _accumulate("prod", mx.prod, x, axis, dtype, keepdims)
+
+
+def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
+    """Array API ``mean`` (NaN for an empty reduction)."""
+    return _accumulate("mean", mx.mean, x, axis, None, keepdims)
+
+
+def _variance(name: str, x: Array, axis: Axis, correction: Union[int, float], keepdims: bool) -> Array:
+    require_array(x, name)
+    out = result_dtype(name, x)
+    check_holdable(name, out)
+    axes = normalize_axes(axis, x.ndim, name)
+    work = dtype_of(x) if x.dtype == mx.complex64 else out
+    with cpu_if(out, x.dtype):
+        xc = cast(x, work, name)
+        n = 1
+        for a in axes:
+            n *= x.shape[a]
+        if not axes:
+            mean_ = xc
+        else:
+            mean_ = mx.mean(xc, axis=list(axes), keepdims=True)
+        d = xc - mean_
+        sq = mx.real(d * mx.conj(d)) if d.dtype == mx.complex64 else d * d
+        total = mx.sum(sq, axis=list(axes), keepdims=keepdims) if axes else sq
+        denom = builtins.max(n - correction, 0)
+        v = total / mx.array(denom, dtype=total.dtype)
+        return mx.sqrt(v) if name == "std" else v
+
+
+def var(x: Array, /, *, axis: Axis = None, correction: Union[int, float] = 0.0, keepdims: bool = False) -> Array:
+    """Array API ``var`` (divides by ``max(N - correction, 0)``)."""
+    return _variance("var", x, axis, correction, keepdims)
+
+
+def std(x: Array, /, *, axis: Axis = None, correction: Union[int, float] = 0.0, keepdims: bool = False) -> Array:
+    """Array API ``std``."""
+    return _variance("std", x, axis, correction, keepdims)
+
+
+def _extreme(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, keepdims: bool) -> Array:
+    require_array(x, name)
+    if x.dtype == mx.complex64:
+        raise TypeError(f"mlx {name}: complex values are not ordered")
+    axes = normalize_axes(axis, x.ndim, name)
+    if not axes:
+        return fresh(x)
+    if x.size == 0:
+        shape = _reduced_shape(tuple(x.shape), axes, keepdims)
+        if math.prod(shape) != 0 or builtins.any(x.shape[a] == 0 for a in axes) and math.prod(shape) != 0:
+            raise ValueError(f"mlx {name}: zero-size reduction has no identity")
+        if builtins.any(x.shape[a] == 0 for a in axes) and not shape:
+            raise ValueError(f"mlx {name}: zero-size reduction has no identity")
+        return mx.zeros(shape, dtype=x.dtype)
+    with cpu_if(x.dtype):
+        return reduce(x, axis=list(axes), keepdims=keepdims)
+
+
+def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+    """Array API ``max`` (NaN propagates)."""
+    return _extreme("max", mx.max, x, axis, keepdims)
+
+
+def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+    """Array API ``min`` (NaN propagates)."""
+    return _extreme("min", mx.min, x, axis, keepdims)
+
+
+def _cumulative(
+    name: str, scan: Callable[..., Array], identity: int, x: Array, axis: Optional[int], dtype: Any, include_initial: bool
+) -> Array:
+    require_array(x, name)
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"mlx {name}: axis is required for arrays of other than one dimension")
+        axis = 0
+    ax = normalize_axis(axis, x.ndim, name)
+    out = result_dtype(name, x, dtype=dtype)
+    check_holdable(name, out)
+    with cpu_if(out, x.dtype):
+        xc = cast(x, out, name)
+        r = scan(xc, axis=ax) if x.shape[ax] else xc
+        if include_initial:
+            shape = list(x.shape)
+            shape[ax] = 1
+            init = mx.full(shape, identity, dtype=r.dtype)
+            r = mx.concatenate([init, r], axis=ax)
+        return fresh(r) if r is x else r
+
+
+@float64_on_cpu
+def cumulative_sum(
+    x: Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
+    """Array API ``cumulative_sum``."""
+    return _cumulative("cumulative_sum", mx.cumsum, 0, x, axis, dtype, include_initial)
+
+
+@float64_on_cpu
+def cumulative_prod(
+    x: Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False
+) -> Array:
+    """Array API ``cumulative_prod``."""
+    return _cumulative("cumulative_prod", mx.cumprod, 1, x, axis, dtype, include_initial)
+
+
+@float64_on_cpu
+def all(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+    """Array API ``all`` (NaN counts as true)."""
+    require_array(x, "all")
+    axes = normalize_axes(axis, x.ndim, "all")
+    b = x if x.dtype == mx.bool_ else x != 0
+    if not axes:
+        return fresh(b) if b is x else b
+    return mx.all(b, axis=list(axes), keepdims=keepdims)
+
+
+@float64_on_cpu
+def any(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+    """Array API ``any`` (NaN counts as true)."""
+    require_array(x, "any")
+    axes = normalize_axes(axis, x.ndim, "any")
+    b = x if x.dtype == mx.bool_ else x != 0
+    if not axes:
+        return fresh(b) if b is x else b
+    return mx.any(b, axis=list(axes), keepdims=keepdims)
+
+
+@float64_on_cpu
+def diff(
+    x: Array, /, *, axis: int = -1, n: int = 1, prepend: Optional[Array] = None, append: Optional[Array] = None
+) -> Array:
+    """Array API ``diff`` (booleans differ by ``!=``, as in NumPy)."""
+    require_array(x, "diff")
+    if n < 0:
+        raise ValueError("mlx diff: n must be non-negative")
+    if x.ndim == 0:
+        raise ValueError("mlx diff: x must have at least one dimension")
+    ax = normalize_axis(axis, x.ndim, "diff")
+    parts = [p for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        dt = common_dtype(*parts)
+        check_holdable("diff", dt)
+        a = mx.concatenate([cast(p, dt, "diff") for p in parts], axis=ax)
+    else:
+        a = x
+    if n == 0:
+        return fresh(a) if a is x else a
+    lo = [slice(None)] * a.ndim
+    hi = [slice(None)] * a.ndim
+    for _ in range(n):
+        m = a.shape[ax]
+        lo[ax] = slice(0, builtins.max(m - 1, 0))
+        hi[ax] = slice(1, builtins.max(m, 1))
+        if a.dtype == mx.bool_:
+            a = mx.not_equal(a[tuple(hi)], a[tuple(lo)])
+        else:
+            a = a[tuple(hi)] - a[tuple(lo)]
+    return a
