@@ -310,3 +310,37 @@ def test_concurrent_writers_and_readers_never_corrupt():
     # Whole-buffer fills are atomic under the buffer's lock: never a mixture.
     assert len(set(host.tolist())) == 1
     assert np.array_equal(np.asarray(buf.read("mlx")), host)
+
+
+# -- regressions found in review ---------------------------------------------------
+
+
+@needs_mlx
+def test_views_derived_from_a_host_handle_are_revoked_with_it():
+    buf = UnifiedBuffer((4,), dtype=np.float32)
+    buf.fill(1.0)
+    h = buf.host
+    derived = [h[1:], h.reshape(2, 2), h[::2], h.reshape(2, 2).T]
+    buf.read("mlx")  # the lease ends
+    for v in derived:
+        with pytest.raises(ValueError, match="read-only"):
+            v[...] = 99.0
+    assert buf.to_numpy().tolist() == [1.0] * 4
+    assert type(h * 2) is np.ndarray and (h * 2).flags.writeable  # results are plain arrays
+
+
+@needs_mlx
+def test_read_on_mlx_hands_out_a_detached_handle():
+    buf = UnifiedBuffer((3,), dtype=np.float32)
+    buf.fill(1.0)
+    r = buf.read("mlx")
+    r[0] = 42.0
+    assert buf.state is S.SYNCHRONIZED
+    assert np.asarray(buf.read("mlx")).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_handle_list_stays_bounded():
+    buf = UnifiedBuffer((4,))
+    for i in range(1000):
+        buf.host[i % 4] = i
+    assert len(buf._host_handles) <= 16

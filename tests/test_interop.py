@@ -324,3 +324,15 @@ def test_dask_keeps_the_chunk_type(device):
         got = expr.compute()
         assert type(got) is UnifiedArray and got.device == device
         np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-10)
+
+
+@needs_mlx
+def test_numpy_view_functions_give_arrays_of_their_own():
+    m = xp.zeros((100, 2, 2), device="mlx")
+    x = xp.asarray([1.0, 2.0, 3.0, 4.0])
+    for y in (np.reshape(x, (2, 2)), x.reshape(2, 2), np.transpose(x.reshape(2, 2)), xp.real(x)):
+        float((m[:1] + xp.reshape(y, (1, 2, 2)))[0, 0, 0])  # y now has an MLX copy too
+        x[0] = 100.0
+        assert np.asarray(y).ravel()[0] == 1.0  # host copy of y
+        assert float(xp.reshape(y, (-1,)).to_device("mlx")[0]) == 1.0  # and its MLX copy agree
+        x[0] = 1.0

@@ -31,7 +31,7 @@ from ._buffer import UnifiedBuffer
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import transfer
 from ._policy import choose_device
-from .backends import backend_for, backend_of_native
+from .backends import backend_for, backend_of_native, contiguous
 
 __all__ = ["UnifiedArray"]
 
@@ -79,9 +79,9 @@ def _wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
     if dev == CPU:
         tres = type(res)
         if tres is np.ndarray:
-            if res.base is not None and inputs:
+            if inputs and (res.base is not None or any(res is inp for inp in inputs)):
                 for inp in inputs:
-                    if type(inp) is np.ndarray and np.may_share_memory(res, inp):
+                    if type(inp) is np.ndarray and (res is inp or np.may_share_memory(res, inp)):
                         res = res.copy()  # see below: no two buffers share memory
                         break
             return _wrap(res, dev)
@@ -89,13 +89,13 @@ def _wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
             return _wrap(np.asarray(res), dev)
     backend_native = _is_native(res, dev)
     if backend_native:
-        if inputs and dev != MLX and getattr(res, "base", None) is not None:
+        if inputs and dev != MLX and (getattr(res, "base", None) is not None or any(res is i for i in inputs)):
             # NumPy and CuPy return views of inputs from reshape, permute_dims
             # and friends.  Two buffers must never share memory unseen (a
             # write to one would leave the other's device copies stale), so
             # such a result gets memory of its own.
             for inp in inputs:
-                if _is_native(inp, dev) and _may_share(res, inp, dev):
+                if _is_native(inp, dev) and (res is inp or _may_share(res, inp, dev)):
                     res = res.copy()
                     break
         return _wrap(res, dev)
@@ -337,7 +337,7 @@ class UnifiedArray:
         backend.check_dtype(self.dtype, dev, "to_device")
         buf = self._buf
         if CPU in buf._valid or dev == CPU:
-            host = np.ascontiguousarray(native_on(self, CPU, "to_device") if CPU in buf._valid else self._pull_host())
+            host = contiguous(native_on(self, CPU, "to_device") if CPU in buf._valid else self._pull_host())
         else:
             host = self._pull_host()
         if dev == CPU:
@@ -421,7 +421,7 @@ class UnifiedArray:
         out = object.__new__(UnifiedArray)
         out._buf = buf
         parent = self._key
-        out._key = key if parent is None else parent + (key,)
+        out._key = (key,) if parent is None else parent + (key,)
         if buf._placement == CPU:
             view = native_on(self, CPU, "UnifiedArray.__getitem__")[key]
             out._hostview = view
@@ -554,7 +554,7 @@ def _send_back(res: Any, device: Device, reason: str) -> Any:
         host = res._buf._copies[CPU]
         backend.check_dtype(host.dtype, device, reason)
         with transfer("cpu", str(device), host.nbytes, reason):
-            native = backend.upload(np.ascontiguousarray(host), device)
+            native = backend.upload(contiguous(host), device)
         return _wrap(native, device)
     if isinstance(res, tuple):
         items = [_send_back(r, device, reason) for r in res]

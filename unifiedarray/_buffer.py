@@ -57,9 +57,10 @@ import numpy as np
 
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import transfer
+from ._policy import check_transfer
 from .backends import backend_for, backend_of_native
 
-__all__ = ["UnifiedBuffer", "BufferState"]
+__all__ = ["UnifiedBuffer", "BufferState", "HostHandle"]
 
 
 class BufferState(Enum):
@@ -95,6 +96,31 @@ def _normalize_shape(shape: Any) -> tuple[int, ...]:
     if any(s < 0 for s in out):
         raise ValueError(f"negative dimension in shape {out}")
     return out
+
+
+class HostHandle(np.ndarray):
+    """The writable NumPy view that ``UnifiedBuffer.host`` hands out.
+
+    It is an ``ndarray`` in every way but one: views taken from it (slices,
+    reshapes, transposes) are registered with the buffer like the handle
+    itself, so when the lease ends they are all made read-only together and
+    none of them can write unseen.  Results of computations on it are plain
+    ``ndarray``s: they own their memory and need no tracking.
+    """
+
+    def __array_finalize__(self, obj: Any) -> None:
+        registry = getattr(obj, "_registry", None)
+        if registry is not None and self.base is not None and np.may_share_memory(self, obj):
+            if len(registry) >= 16:
+                registry[:] = [ref for ref in registry if ref() is not None]
+            registry.append(weakref.ref(self))
+            self._registry = registry
+        else:
+            self._registry = None
+
+    def __array_wrap__(self, arr: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        arr = arr.view(np.ndarray) if type(arr) is not np.ndarray else arr
+        return arr[()] if return_scalar else arr
 
 
 # frozenset({device}) per device, shared: "only this copy is valid".
@@ -332,6 +358,12 @@ class UnifiedBuffer:
         backend = backend_for(dev)
         backend.check_dtype(self._dtype, dev, reason)
         nbytes = self.nbytes
+        guarded = True
+        if dev != CPU and CPU not in self._valid:
+            # Device to device: the guard judges the move as a whole, then its
+            # two hops through the host are recorded without asking again.
+            check_transfer(str(next(iter(self._valid))), str(dev), nbytes, reason, explicit)
+            guarded = False
         if CPU not in self._valid:
             # Device to host first: every path between memory spaces goes
             # through the host, where every backend can meet every other.
@@ -339,7 +371,7 @@ class UnifiedBuffer:
             host = self._copies.get(CPU)
             if host is None:
                 host = self._allocate(CPU, zero=False)
-            with transfer(str(source), "cpu", nbytes, reason, explicit):
+            with transfer(str(source), "cpu", nbytes, reason, explicit, guarded):
                 if not blocking and dev == CPU:
                     self._pending = backend_for(source).download_async(self._copies[source], host)
                 else:
@@ -347,7 +379,7 @@ class UnifiedBuffer:
             self._copies[CPU] = host
             self._set_valid(self._valid | {CPU})
         if dev != CPU:
-            with transfer("cpu", str(dev), nbytes, reason, explicit):
+            with transfer("cpu", str(dev), nbytes, reason, explicit, guarded):
                 if blocking:
                     self._copies[dev] = backend.upload(self._copies[CPU], dev, into=self._copies.get(dev))
                 else:
@@ -375,8 +407,12 @@ class UnifiedBuffer:
         with self._lock:
             native = self._acquire(dev, True, reason)
             if dev == CPU:
-                view = native.view()
-                self._host_handles.append(weakref.ref(view))
+                handles = self._host_handles
+                view = native.view(HostHandle)  # not registered: native has no registry
+                view._registry = handles
+                if len(handles) >= 16:  # drop the handles that are gone
+                    handles[:] = [ref for ref in handles if ref() is not None]
+                handles.append(weakref.ref(view))
                 return view
             if dev == MLX:
                 self._mlx_leased = True
@@ -399,6 +435,10 @@ class UnifiedBuffer:
             view = native.view()
             view.flags.writeable = False
             return view
+        if dev == MLX:
+            # A new handle: MLX's in-place writes rebind only the handle they
+            # are made through, so the caller cannot write into the copy.
+            return backend_for(MLX).detach(native)  # type: ignore[attr-defined]
         return native
 
     # -- documented properties -----------------------------------------------

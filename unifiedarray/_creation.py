@@ -20,7 +20,7 @@ from ._array import UnifiedArray, _wrap, _wrap_result, _device_context, dispatch
 from ._devices import CPU, Device, DeviceLike
 from ._ledger import transfer
 from ._policy import get_default_device
-from .backends import backend_for, backend_of_native
+from .backends import backend_for, backend_of_native, contiguous
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
@@ -269,7 +269,7 @@ def asarray(
             host = host.copy()  # never alias memory the library cannot watch
         return _wrap(host, CPU)
     with transfer("cpu", str(dev), host.nbytes, "asarray", explicit=True):
-        native = backend_for(dev).upload(np.ascontiguousarray(host), dev)
+        native = backend_for(dev).upload(contiguous(host), dev)
     return _wrap(native, dev)
 
 

@@ -151,7 +151,11 @@ def make_unary(name: str) -> Callable[..., Any]:
         f = lookup(dev)
         if f is None:
             return dispatch(name, (x,), kwargs)
-        return _wrap(f(native_on(x, dev, name), **kwargs), dev)
+        native = native_on(x, dev, name)
+        res = f(native, **kwargs)
+        if res is native or (x._key is not None and dev != "mlx"):
+            return _wrap_result(res, dev, (native,))  # real(x) of a real x is x itself
+        return _wrap(res, dev)
 
     fn.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter("x", inspect.Parameter.POSITIONAL_ONLY)]

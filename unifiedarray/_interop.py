@@ -32,7 +32,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ._array import UnifiedArray, _send_back, _wrap, native_on, placement_of, _write
+from ._array import UnifiedArray, _send_back, _wrap, _write, native_on, placement_of
 from ._devices import CPU, MLX, Device
 from .backends import backend_for
 
@@ -113,17 +113,25 @@ def _natives(obj: Any, dev: Device, reason: str) -> Any:
     return obj
 
 
-def _wrap_any(res: Any, dev: Device) -> Any:
-    from ._array import _is_native
+def _wrap_any(res: Any, dev: Device, inputs: Any) -> Any:
+    """Wrap a NumPy-level result; results that are views of the inputs
+    (np.reshape, np.transpose, ...) get memory of their own, as everywhere."""
+    from ._array import _wrap_result
 
-    if _is_native(res, dev):
-        return _wrap(res, dev)
-    if isinstance(res, tuple):
-        items = [_wrap_any(r, dev) for r in res]
-        return type(res)(*items) if hasattr(res, "_fields") else tuple(items)
-    if isinstance(res, list):
-        return [_wrap_any(r, dev) for r in res]
-    return res
+    flat: list = []
+    _flatten(inputs, flat)
+    return _wrap_result(res, dev, flat)
+
+
+def _flatten(obj: Any, out: list) -> None:
+    if isinstance(obj, (list, tuple)):
+        for o in obj:
+            _flatten(o, out)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            _flatten(o, out)
+    elif hasattr(obj, "shape"):
+        out.append(obj)
 
 
 def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason: str) -> Any:
@@ -145,7 +153,8 @@ def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason
                 break
         if fn is not None:
             with cupy.cuda.Device(dev.index):
-                result = _wrap_any(fn(*_natives(args, dev, reason), **_natives(kwargs, dev, reason)), dev)
+                nat_args, nat_kwargs = _natives(args, dev, reason), _natives(kwargs, dev, reason)
+                result = _wrap_any(fn(*nat_args, **nat_kwargs), dev, (nat_args, nat_kwargs))
     elif dev.kind == "mlx" and name in MLX_EQUIVALENTS:
         from . import _array
 
@@ -154,12 +163,12 @@ def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason
             result = _array.dispatch(target, args, kwargs, reason=reason)
         except TypeError:
             result = None  # NumPy-only keywords (ddof=, ...): the host does it
-    if result is None and dev == CPU:
-        result = _wrap_any(host_call(*_natives(args, CPU, reason), **_natives(kwargs, CPU, reason)), CPU)
-    elif result is None:
-        why = f"host fallback: numpy.{name}"
-        host = _wrap_any(host_call(*_natives(args, CPU, why), **_natives(kwargs, CPU, why)), CPU)
-        result = _send_back(host, dev, why)
+    if result is None:
+        why = reason if dev == CPU else f"host fallback: numpy.{name}"
+        nat_args, nat_kwargs = _natives(args, CPU, why), _natives(kwargs, CPU, why)
+        result = _wrap_any(host_call(*nat_args, **nat_kwargs), CPU, (nat_args, nat_kwargs))
+        if dev != CPU:
+            result = _send_back(result, dev, why)
     if out is None:
         return result
     outs = out if isinstance(out, tuple) else (out,)

@@ -182,15 +182,19 @@ def _record(record: TransferRecord) -> None:
 
 
 @contextmanager
-def transfer(source: str, target: str, nbytes: int, reason: str, explicit: bool = False) -> Iterator[None]:
+def transfer(
+    source: str, target: str, nbytes: int, reason: str, explicit: bool = False, guarded: bool = True
+) -> Iterator[None]:
     """Wrap one move: check the guard, time the move, record it.
 
     Every piece of code that copies data from one memory space to another
-    does so inside this block, so that no move goes uncounted.
+    does so inside this block, so that no move goes uncounted.  ``guarded``
+    is false only for the hops of a move the guard has already judged whole.
     """
-    from ._policy import check_transfer  # the guard lives with placement policy
+    if guarded:
+        from ._policy import check_transfer  # the guard lives with placement policy
 
-    check_transfer(source, target, nbytes, reason, explicit)
+        check_transfer(source, target, nbytes, reason, explicit)
     start = time.perf_counter()
     yield
     _record(TransferRecord(source, target, int(nbytes), time.perf_counter() - start, reason, explicit))

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._devices import Device, DeviceLike
 
-__all__ = ["Backend", "backend_for", "all_backends", "backend_report", "host_memory_info"]
+__all__ = ["Backend", "backend_for", "all_backends", "backend_report", "host_memory_info", "contiguous"]
 
 
 class Backend:
@@ -134,6 +134,12 @@ class Backend:
 
     def synchronize(self, device: Device) -> None:
         """Wait for outstanding work on ``device``."""
+
+
+def contiguous(host: np.ndarray) -> np.ndarray:
+    """``host`` as a C-contiguous array, copied only if it is not one; unlike
+    ``np.ascontiguousarray`` it keeps a 0-d array 0-d."""
+    return host if host.flags.c_contiguous else np.array(host, order="C")
 
 
 class _Done:

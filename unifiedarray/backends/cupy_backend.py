@@ -16,7 +16,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .._devices import Device
-from . import _DONE, Backend
+from . import _DONE, Backend, contiguous
 
 #: size of each pinned staging chunk for large pageable uploads
 STAGING_CHUNK = 8 << 20
@@ -85,7 +85,7 @@ class CuPyBackend(Backend):
     def upload(self, host: np.ndarray, device: Device, into: Any = None) -> Any:
         import cupy
 
-        src = np.ascontiguousarray(host)  # ndarray.set needs a C-contiguous source
+        src = contiguous(host)  # ndarray.set needs a C-contiguous source
         with cupy.cuda.Device(device.index):
             if into is None:
                 into = cupy.empty(src.shape, src.dtype)

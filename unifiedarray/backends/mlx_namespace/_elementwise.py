@@ -66,20 +66,24 @@ def _signed_zero_like(x: Array, sign_of: Array) -> Array:
 # float32 accuracy (exp(1) is off by 8e-8, exp(700) overflows).  Its expm1 and
 # tan are the C library's, accurate to an ulp, so the float64 versions here
 # are built from those (checked to within 3 ulp of NumPy over the whole range).
+# MLX's float32 exp is also off: relative error up to |x| ulp, and inf for
+# any x > 88 although exp(88.7) is finite; the same construction fixes it.
 
-_EXP_NEG700 = math.exp(-700.0)
+# exp(x) below -shift is exp(x + shift) * exp(-shift), keeping 1 / exp(-x) normal.
+_EXP_SHIFT = {mx.float64: 700.0, mx.float32: 80.0}
 
 
 def _exp(x: Array) -> Array:
-    if x.dtype != mx.float64:
+    shift = _EXP_SHIFT.get(x.dtype)
+    if shift is None:
         return mx.exp(x)
     pos = mx.expm1(x) + 1.0
     # 1/exp(-x) keeps full relative precision for x < 0, where expm1(x) + 1
-    # would cancel; below -700 shift the argument so the reciprocal stays normal.
-    deep = x < -700.0
-    shifted = mx.where(deep, x + 700.0, x)
+    # would cancel.
+    deep = x < -shift
+    shifted = mx.where(deep, x + shift, x)
     neg = 1.0 / (mx.expm1(-shifted) + 1.0)
-    neg = mx.where(deep, neg * _EXP_NEG700, neg)
+    neg = mx.where(deep, neg * mx.array(math.exp(-shift), dtype=x.dtype), neg)
     return mx.where(x >= 0, pos, neg)
 
 
@@ -397,12 +401,38 @@ def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[
         out = result_dtype(name, x1, x2)
         check_holdable(name, out)
         compute = out if out != BOOL else common_dtype(x1, x2)
+        if compute == _COMPLEX128 and name in ("equal", "not_equal"):
+            return _compare_as_complex128(name, x1, x2)
         with cpu_if(compute, *(x.dtype for x in (x1, x2) if is_array(x))):
             return _checked(impl(cast(x1, compute, name), cast(x2, compute, name)), out, name, (x1, x2))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Array API ``{name}`` on MLX arrays (Python scalars allowed, weakly typed)."
     return fn
+
+
+_COMPLEX128 = np.dtype("complex128")
+
+
+def _parts64(x: Any) -> tuple[Array, Array]:
+    """Real and imaginary parts of ``x`` as float64 (exact for float64,
+    complex64 and every narrower dtype's values)."""
+    if not is_array(x):
+        z = complex(x)
+        return scalar(z.real, np.dtype("float64")), scalar(z.imag, np.dtype("float64"))
+    if x.dtype == mx.complex64:
+        return mx.real(x).astype(mx.float64), mx.imag(x).astype(mx.float64)
+    re = x.astype(mx.float64)
+    return re, mx.zeros_like(re)
+
+
+def _compare_as_complex128(name: str, x1: Any, x2: Any) -> Array:
+    # float64 == complex64 promotes to complex128, which MLX cannot hold; the
+    # comparison is exact on the parts.
+    with cpu_if(np.dtype("float64")):
+        (r1, i1), (r2, i2) = _parts64(x1), _parts64(x2)
+        same = (r1 == r2) & (i1 == i2)
+        return same if name == "equal" else mx.logical_not(same)
 
 
 FUNCTIONS: dict[str, Callable[..., Array]] = {}

@@ -1,0 +1,170 @@
+"""Stateful test of arrays and their views against a NumPy model.
+
+A base array lives on the host or on MLX; views (basic slices of the base or
+of other views) are taken at random; writes go through any view (index
+assignment, in-place operators) or through the buffer's host and MLX handles.
+After every step every view must read the model's values on the host and on
+MLX (never stale), and a second read right after a first must move nothing
+(never redundant).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule
+
+import unifiedarray as xp
+
+from .conftest import DEVICES
+
+SHAPE = (4, 5)
+
+
+def slice_strategy(n: int) -> st.SearchStrategy:
+    return st.builds(slice, st.integers(0, n), st.integers(0, n), st.sampled_from([None, 1, 2, -1]))
+
+
+def basic_key(shape: tuple[int, ...]) -> st.SearchStrategy:
+    """A basic index into ``shape`` that keeps at least one element."""
+    parts = [st.one_of(slice_strategy(n), st.integers(0, n - 1)) if n else st.just(slice(None)) for n in shape]
+    return st.tuples(*parts) if parts else st.just(())
+
+
+class ViewModel(RuleBasedStateMachine):
+    views = Bundle("views")
+
+    @initialize(target=views, device=st.sampled_from(DEVICES), dtype=st.sampled_from(["float64", "int32", "float32"]))
+    def create(self, device, dtype):
+        self.device = device
+        self.model = np.arange(np.prod(SHAPE)).reshape(SHAPE).astype(dtype)
+        self.base = xp.asarray(self.model, device=device)
+        self.pairs = [(self.base, self.model)]
+        return 0
+
+    def pair(self, i):
+        return self.pairs[i]
+
+    @rule(target=views, parent=views, data=st.data())
+    def take_view(self, parent, data):
+        arr, ref = self.pair(parent)
+        if ref.ndim == 0:
+            return parent
+        key = data.draw(basic_key(ref.shape))
+        view_ref = ref[key + (Ellipsis,)]
+        view = arr[key]
+        assert view.shape == view_ref.shape
+        assert view.device == self.device
+        self.pairs.append((view, view_ref))
+        return len(self.pairs) - 1
+
+    @rule(v=views, value=st.integers(-50, 50))
+    def assign_all(self, v, value):
+        arr, ref = self.pair(v)
+        arr[...] = value
+        ref[...] = value
+
+    @rule(v=views, data=st.data(), value=st.integers(-50, 50))
+    def assign_part(self, v, data, value):
+        arr, ref = self.pair(v)
+        if ref.ndim == 0:
+            return
+        key = data.draw(basic_key(ref.shape))
+        arr[key] = value
+        ref[key + (Ellipsis,)] = value
+
+    @rule(v=views, value=st.integers(1, 3))
+    def in_place_add(self, v, value):
+        arr, ref = self.pair(v)
+        arr += value
+        ref += np.asarray(value, dtype=ref.dtype)
+
+    @rule(v=views)
+    def in_place_from_array(self, v):
+        arr, ref = self.pair(v)
+        other = xp.ones_like(arr)
+        arr *= other + other
+        ref *= 2
+
+    @rule(value=st.integers(-9, 9))
+    def write_host_handle(self, value):
+        self.base.buffer.host[0, 0] = value
+        self.model[0, 0] = value
+
+    @rule(value=st.integers(-9, 9))
+    def write_mlx_handle(self, value):
+        if "mlx" not in DEVICES:
+            return
+        import mlx.core as mx
+
+        handle = self.base.buffer.mlx
+        handle[1, 1] = mx.array(value, dtype=handle.dtype)
+        self.model[1, 1] = value
+
+    @invariant()
+    def every_view_reads_the_model_on_every_device(self):
+        if not hasattr(self, "pairs"):
+            return
+        for arr, ref in self.pairs:
+            np.testing.assert_array_equal(np.asarray(arr), ref)
+            if self.device != "cpu":
+                on_device = xp.asarray(arr)  # computes where arr lives
+                np.testing.assert_array_equal(np.asarray(xp.asarray(on_device * 1)), ref)
+        with xp.track_transfers() as t:
+            for arr, _ in self.pairs:
+                np.asarray(arr)
+        assert t.count == 0, "a second read moved data"
+
+
+ViewModel.TestCase.settings = settings(
+    max_examples=25, stateful_step_count=12, deadline=None, suppress_health_check=list(HealthCheck)
+)
+TestViewModel = ViewModel.TestCase
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_write_through_view_of_view_reaches_base(device):
+    x = xp.asarray(np.arange(20.0).reshape(4, 5), device=device)
+    v = x[1:, ::2]
+    w = v[1:, 1]
+    w[...] = -1.0
+    expected = np.arange(20.0).reshape(4, 5)
+    expected[1:, ::2][1:, 1] = -1.0
+    np.testing.assert_array_equal(np.asarray(x), expected)
+    np.testing.assert_array_equal(np.asarray(v), expected[1:, ::2])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_views_share_one_buffer(device):
+    x = xp.zeros((3, 3), device=device)
+    v = x[0]
+    assert v.is_view and v.buffer is x.buffer and v.device == device
+    x[0, 1] = 5.0
+    assert float(v[1]) == 5.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_results_never_alias_their_inputs(device):
+    x = xp.asarray(np.arange(6.0), device=device)
+    r = xp.reshape(x, (2, 3))
+    t = xp.permute_dims(r, (1, 0))
+    x[0] = 100.0
+    assert float(r[0, 0]) == 0.0 and float(t[0, 0]) == 0.0  # value semantics on every backend
+
+
+def test_bad_indices_raise_index_error_and_corrupt_nothing():
+    for device in DEVICES:
+        x = xp.asarray(np.arange(6.0), device=device)
+        with pytest.raises(IndexError):
+            x[6]
+        with pytest.raises(IndexError):
+            x[0, 0]
+        with pytest.raises(IndexError):
+            x[..., ...]
+        with pytest.raises(TypeError):
+            x[0] = 1j  # a complex into a float array changes kind
+        with pytest.raises(TypeError):
+            x[0] = xp.asarray([1], dtype=xp.int64)[0] * 1.5 + xp.asarray(1j)
+        assert np.asarray(x).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]

@@ -1,0 +1,1154 @@
+"""The MLX Array API namespace, differentially against array-api-strict.
+
+Every function is run on MLX arrays and on array-api-strict arrays holding
+the same values; results must agree in dtype, shape and values (NaNs equal;
+tolerances by dtype).  Inputs are drawn with Hypothesis' Array API
+strategies over array-api-strict, for every dtype array-api-strict accepts
+for the function, float64 and the integer dtypes included (complex128,
+which MLX cannot hold, is left out; refusing it is tested separately).
+
+Plain tests cover what a differential test cannot: that host fallbacks are
+counted by the transfer ledger, that refusals name mlx, the dtype and the
+operation, and MLX-specific hazards (float64 accuracy, integer division
+traps, unchecked bounds).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from functools import lru_cache
+from typing import Any, Callable, Optional
+
+import numpy as np
+import pytest
+
+mx = pytest.importorskip("mlx.core")
+
+import array_api_strict as xp  # noqa: E402
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra.array_api import make_strategies_namespace  # noqa: E402
+
+from unifiedarray._ledger import track_transfers  # noqa: E402
+from unifiedarray.backends import mlx_namespace as ns  # noqa: E402
+from unifiedarray.backends.mlx_namespace import _core  # noqa: E402
+
+xps = make_strategies_namespace(xp)
+
+SETTINGS = settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
+
+DTYPE_NAMES = (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float32", "float64", "complex64",
+)  # fmt: skip
+STRICT_DTYPES = [getattr(xp, n) for n in DTYPE_NAMES]
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def np_dtype(strict_dtype: Any) -> np.dtype:
+    return np.dtype(str(strict_dtype).rsplit(".", 1)[-1])
+
+
+def to_mx(a: Any) -> Any:
+    """A strict array (or Python scalar) as the same values in MLX."""
+    if not hasattr(a, "dtype"):
+        return a
+    host = np.asarray(a)
+    return mx.array(host, dtype=_core.to_mx_dtype(host.dtype))
+
+
+def host(a: Any) -> np.ndarray:
+    if isinstance(a, mx.array):
+        return np.array(a)
+    return np.asarray(a)
+
+
+def tolerance(dtype: np.dtype, name: str = "") -> tuple[float, float]:
+    if dtype == np.float64:
+        return 1e-12, 1e-300
+    if dtype == np.complex64:
+        return 2e-5, 2e-5
+    if name in ("sin", "cos", "tan"):
+        return 2e-5, 1e-6  # near a zero, compare absolutely
+    return 2e-5, 1e-37
+
+
+def assert_same(got: Any, expected: Any, name: str = "", rtol: Optional[float] = None, atol: Optional[float] = None) -> None:
+    assert isinstance(got, mx.array), f"{name}: got {type(got).__name__}, not an mlx array"
+    g, e = host(got), host(expected)
+    assert g.dtype == e.dtype, f"{name}: dtype {g.dtype} != {e.dtype}"
+    assert g.shape == e.shape, f"{name}: shape {g.shape} != {e.shape}"
+    if e.dtype.kind in "biu":
+        np.testing.assert_array_equal(g, e, err_msg=name)
+        return
+    r, a = tolerance(e.dtype, name)
+    np.testing.assert_allclose(g, e, rtol=rtol if rtol is not None else r, atol=atol if atol is not None else a,
+                               equal_nan=True, err_msg=name)
+
+
+def call_strict(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def elements(dtype: Any, *, bound: Optional[float] = None, complex_bound: float = 20.0) -> Any:
+    """Values for ``dtype``: every float (NaN, inf, subnormals, huge) unless
+    ``bound``; complex values finite, moderate and without subnormal parts
+    (there NumPy's and MLX's complex kernels legitimately differ, e.g.
+    0 / (1e-41 + 0j) is nan in NumPy and 0 in MLX)."""
+    nd = np_dtype(dtype)
+    if nd.kind == "c":
+        part = st.floats(-complex_bound, complex_bound, allow_subnormal=False, width=32)
+        return st.builds(complex, part, part)
+    if nd.kind == "f" and bound is not None:
+        return xps.from_dtype(dtype, min_value=-bound, max_value=bound, allow_nan=False)
+    return xps.from_dtype(dtype)
+
+
+SHAPES = xps.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)
+
+
+# -- elementwise ---------------------------------------------------------------------------
+
+UNARY = sorted(ns._elementwise.UNARY)
+BINARY = sorted(ns._elementwise.BINARY)
+
+
+@lru_cache(maxsize=None)
+def accepted_unary(name: str) -> tuple[Any, ...]:
+    ok = []
+    for d in STRICT_DTYPES:
+        try:
+            call_strict(getattr(xp, name), xp.ones((2,), dtype=d))
+            ok.append(d)
+        except TypeError:
+            pass
+    return tuple(ok)
+
+
+@lru_cache(maxsize=None)
+def accepted_pairs(name: str) -> tuple[tuple[Any, Any], ...]:
+    ok = []
+    for d1 in STRICT_DTYPES:
+        for d2 in STRICT_DTYPES:
+            try:
+                r = call_strict(getattr(xp, name), xp.ones((2,), dtype=d1), xp.ones((2,), dtype=d2))
+            except TypeError:
+                continue
+            if r.dtype != xp.complex128:
+                ok.append((d1, d2))
+    return tuple(ok)
+
+
+def test_tables_cover_the_standard() -> None:
+    assert len(UNARY) == 38 and len(BINARY) == 28
+    for name in UNARY + BINARY + ["clip"]:
+        assert callable(getattr(ns, name)), name
+
+
+@pytest.mark.parametrize("name", UNARY)
+@SETTINGS
+@given(data=st.data())
+def test_unary(name: str, data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(accepted_unary(name)), label="dtype")
+    x = data.draw(xps.arrays(dtype, SHAPES, elements=elements(dtype)), label="x")
+    expected = call_strict(getattr(xp, name), x)
+    assert_same(getattr(ns, name)(to_mx(x)), expected, name)
+
+
+def _binary_elements(name: str, dtype: Any, which: int) -> Any:
+    nd = np_dtype(dtype)
+    if name == "pow" and nd.kind in "iu" and which == 2:
+        return xps.from_dtype(dtype, min_value=0, max_value=min(8, np.iinfo(nd).max))
+    if name in ("bitwise_left_shift", "bitwise_right_shift") and which == 2:
+        return xps.from_dtype(dtype, min_value=0, max_value=nd.itemsize * 8 + 2)
+    if name == "pow" and nd.kind == "c":
+        return elements(dtype, complex_bound=3.0)
+    return elements(dtype)
+
+
+@pytest.mark.parametrize("name", BINARY)
+@SETTINGS
+@given(data=st.data())
+def test_binary(name: str, data: st.DataObject) -> None:
+    d1, d2 = data.draw(st.sampled_from(accepted_pairs(name)), label="dtypes")
+    shapes = data.draw(xps.mutually_broadcastable_shapes(2, min_dims=0, max_dims=3, max_side=4), label="shapes")
+    s1, s2 = shapes.input_shapes
+    x1 = data.draw(xps.arrays(d1, s1, elements=_binary_elements(name, d1, 1)), label="x1")
+    x2 = data.draw(xps.arrays(d2, s2, elements=_binary_elements(name, d2, 2)), label="x2")
+    expected = call_strict(getattr(xp, name), x1, x2)
+    assert_same(getattr(ns, name)(to_mx(x1), to_mx(x2)), expected, name)
+
+
+@pytest.mark.parametrize("name", BINARY)
+@SETTINGS
+@given(data=st.data())
+def test_binary_with_scalar(name: str, data: st.DataObject) -> None:
+    d1, _ = data.draw(st.sampled_from([p for p in accepted_pairs(name) if p[0] == p[1]]), label="dtype")
+    x = data.draw(xps.arrays(d1, SHAPES, elements=_binary_elements(name, d1, 1)), label="x")
+    s = data.draw(_binary_elements(name, d1, 2), label="scalar")
+    if np_dtype(d1).kind == "f":
+        s = float(s)
+    left = data.draw(st.booleans(), label="scalar on the left")
+    if left and name in ("pow", "bitwise_left_shift", "bitwise_right_shift") and np_dtype(d1).kind in "iu":
+        assume(False)  # the array would be the exponent or shift count: no negative ones
+    args = (s, x) if left else (x, s)
+    try:
+        expected = call_strict(getattr(xp, name), *args)
+    except (TypeError, OverflowError, ValueError):
+        assume(False)
+    got = getattr(ns, name)(*(to_mx(a) for a in args))
+    assert_same(got, expected, name)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_clip(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from([d for d in STRICT_DTYPES if np_dtype(d).kind in "iuf"]), label="dtype")
+    x = data.draw(xps.arrays(dtype, SHAPES, elements=elements(dtype)), label="x")
+    lo = data.draw(st.none() | xps.from_dtype(dtype), label="min")
+    hi = data.draw(st.none() | xps.from_dtype(dtype), label="max")
+    if lo is not None and hi is not None and not (lo <= hi):
+        lo, hi = hi, lo
+    as_array = data.draw(st.booleans(), label="bounds as arrays")
+    if as_array:
+        lo_s = None if lo is None else xp.asarray(lo, dtype=dtype)
+        hi_s = None if hi is None else xp.asarray(hi, dtype=dtype)
+    else:
+        lo_s, hi_s = lo, hi
+    expected = call_strict(xp.clip, x, lo_s, hi_s)
+    assert_same(ns.clip(to_mx(x), min=to_mx(lo_s), max=to_mx(hi_s)), expected, "clip")
+
+
+def test_mixed_kinds_follow_numpy() -> None:
+    # The standard leaves these open; the host namespace (NumPy) decides.
+    i32 = mx.array([1, 2, 3], dtype=mx.int32)
+    f32 = mx.array([0.5, 1.5, 2.5], dtype=mx.float32)
+    assert ns.add(i32, f32).dtype == mx.float64
+    assert ns.add(mx.array([1], dtype=mx.int64), mx.array([1], dtype=mx.uint64)).dtype == mx.float64
+    assert ns.sqrt(i32).dtype == mx.float64
+    assert ns.divide(i32, i32).dtype == mx.float64
+    assert ns.multiply(i32, 2.5).dtype == mx.float64
+    assert ns.add(f32, 1).dtype == mx.float32
+    assert ns.add(mx.array([1], dtype=mx.float64), 1.5).dtype == mx.float64
+    np.testing.assert_allclose(np.array(ns.add(i32, f32)), [1.5, 3.5, 5.5])
+
+
+# -- special cases and MLX hazards ----------------------------------------------------------
+
+
+def f64(values: Any) -> Any:
+    return mx.array(np.asarray(values, dtype=np.float64), dtype=mx.float64)
+
+
+@pytest.mark.parametrize("name, ref", [("exp", np.exp), ("sin", np.sin), ("cos", np.cos), ("expm1", np.expm1), ("tan", np.tan)])
+def test_float64_transcendentals_are_float64_accurate(name: str, ref: Any) -> None:
+    # MLX computes exp, sin and cos of float64 in float32; these must not.
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.uniform(-1, 1, 20000), rng.uniform(-740, 705, 20000), rng.uniform(-1e6, 1e6, 20000),
+                        rng.choice([-1, 1], 5000) * 10.0 ** rng.uniform(-300, 300, 5000),
+                        [0.0, -0.0, math.pi, math.pi / 2, 1e-310, 709.7, -745.0]])
+    with np.errstate(all="ignore"):
+        expected = ref(x)
+    got = np.array(getattr(ns, name)(f64(x)))
+    finite = np.isfinite(expected)
+    ulps = np.abs(got[finite] - expected[finite]) / np.spacing(np.maximum(np.abs(expected[finite]), 1e-300))
+    assert ulps.max() <= 4, f"{name}: {ulps.max()} ulp"
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))
+    assert ns.exp(f64(1.0)).item() == pytest.approx(math.e, rel=1e-15)
+
+
+def test_float32_exp_does_not_overflow_early() -> None:
+    got = np.array(ns.exp(mx.array([88.5, 88.7, 89.0], dtype=mx.float32)))
+    np.testing.assert_allclose(got[:2], np.exp(np.float32([88.5, 88.7])), rtol=1e-6)
+    assert np.isinf(got[2])
+
+
+def test_logaddexp_float64() -> None:
+    a = f64([0.0, 1e-20, -1000.0, 700.0, -np.inf, np.inf, np.nan])
+    b = f64([0.0, 1e-20, -1000.5, 699.0, -np.inf, np.inf, 1.0])
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(np.array(ns.logaddexp(a, b)), np.logaddexp(np.array(a), np.array(b)), rtol=1e-15)
+
+
+def test_floor_divide_and_remainder_special_cases() -> None:
+    a = f64([1.0, -1.0, 0.0, -0.0, 5.0, -5.0, np.inf, 1.0, -1.0, 1.0, 7.5])
+    b = f64([0.1, 0.1, 3.0, 3.0, -3.0, 3.0, 2.0, np.inf, np.inf, 0.0, -2.0])
+    with np.errstate(all="ignore"):
+        fd, rm = np.floor_divide(np.array(a), np.array(b)), np.remainder(np.array(a), np.array(b))
+    got_fd, got_rm = np.array(ns.floor_divide(a, b)), np.array(ns.remainder(a, b))
+    np.testing.assert_array_equal(got_fd, fd)
+    np.testing.assert_array_equal(np.signbit(got_fd), np.signbit(fd))
+    np.testing.assert_array_equal(got_rm, rm)
+    np.testing.assert_array_equal(np.signbit(got_rm), np.signbit(rm))
+    assert got_fd[0] == 9.0  # 1 // 0.1: floor(1 / 0.1) would be 10
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint32", "uint64"])
+def test_integer_division_traps(dtype: str) -> None:
+    # INT_MIN // -1 and division by zero are undefined in C: MLX would kill
+    # the process (SIGFPE) or give garbage.  NumPy gives 0 for a zero divisor.
+    info = np.iinfo(dtype)
+    a = np.array([info.min, 7, info.max, 0] if info.min < 0 else [7, info.max, 0, 3], dtype=dtype)
+    b = np.array([-1, 0, -1, 0] if info.min < 0 else [0, 0, 0, 2], dtype=dtype)
+    ma, mb = mx.array(a), mx.array(b)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(np.array(ns.floor_divide(ma, mb)), np.floor_divide(a, b))
+        np.testing.assert_array_equal(np.array(ns.remainder(ma, mb)), np.remainder(a, b))
+
+
+def test_shift_counts_at_or_beyond_the_width() -> None:
+    x = mx.array([1, -128, 5], dtype=mx.int8)
+    s = mx.array([8, 9, 70], dtype=mx.int8)
+    np.testing.assert_array_equal(np.array(ns.bitwise_left_shift(x, s)), [0, 0, 0])
+    np.testing.assert_array_equal(np.array(ns.bitwise_right_shift(x, s)), [0, -1, 0])
+
+
+def test_elementwise_special_values() -> None:
+    nan, inf = math.nan, math.inf
+    np.testing.assert_array_equal(np.array(ns.round(f64([0.5, 1.5, 2.5, -0.5, -2.5]))), [0.0, 2.0, 2.0, -0.0, -2.0])
+    assert np.isnan(np.array(ns.sign(f64([nan])))).all()
+    np.testing.assert_array_equal(np.array(ns.sign(f64([-3.0, 0.0, 2.0]))), [-1.0, 0.0, 1.0])
+    z = mx.array(np.array([3 + 4j, 0j, -2j], dtype=np.complex64))
+    np.testing.assert_allclose(np.array(ns.sign(z)), [0.6 + 0.8j, 0, -1j], rtol=1e-6)
+    assert np.isnan(np.array(ns.sqrt(f64([-1.0])))).all()
+    np.testing.assert_array_equal(np.array(ns.signbit(f64([-0.0, 0.0, -nan, nan, -inf]))), [True, False, True, False, True])
+    np.testing.assert_array_equal(np.array(ns.copysign(f64([1.0, 2.0, 3.0]), f64([-0.0, 0.0, -nan]))), [-1.0, 2.0, -3.0])
+    np.testing.assert_array_equal(np.array(ns.hypot(f64([inf, nan, 3e200, 0.0]), f64([nan, 1.0, 4e200, -0.0]))),
+                                  [inf, nan, 5e200, 0.0])
+    tiny = np.nextafter(0.0, 1.0)
+    np.testing.assert_array_equal(np.array(ns.nextafter(f64([0.0, 1.0, 1.0, -0.0]), f64([1.0, 2.0, 0.0, 0.0]))),
+                                  [tiny, np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0), 0.0])
+    assert not np.signbit(np.array(ns.nextafter(f64([-0.0]), f64([0.0])))[0])
+    np.testing.assert_array_equal(np.array(ns.maximum(f64([nan, 1.0]), f64([1.0, nan]))), [nan, nan])
+    np.testing.assert_array_equal(np.array(ns.max(f64([1.0, nan, 3.0]))), nan)
+
+
+def test_python_scalars_are_weak_and_range_checked() -> None:
+    u8 = mx.array([1, 2], dtype=mx.uint8)
+    assert ns.add(u8, 3).dtype == mx.uint8
+    with pytest.raises(OverflowError, match="mlx"):
+        ns.add(u8, 300)
+    big = mx.array([1], dtype=mx.uint64)
+    assert ns.add(big, 2**64 - 2).item() == 2**64 - 1
+    assert ns.multiply(mx.array([1.0], dtype=mx.float64), 0.1).item() == 0.1
+
+
+# -- statistical and utility ----------------------------------------------------------------
+
+
+def reduction_case(data: st.DataObject, kinds: str, bound: float = 1e3) -> tuple[Any, Any, bool]:
+    dtype = data.draw(st.sampled_from([d for d in STRICT_DTYPES if np_dtype(d).kind in kinds]), label="dtype")
+    x = data.draw(xps.arrays(dtype, SHAPES, elements=elements(dtype, bound=bound)), label="x")
+    axis = data.draw(st.none() | xps.valid_tuple_axes(x.ndim), label="axis")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    return x, axis, keepdims
+
+
+@pytest.mark.parametrize("name", ["sum", "prod"])
+@SETTINGS
+@given(data=st.data())
+def test_sum_prod(name: str, data: st.DataObject) -> None:
+    x, axis, keepdims = reduction_case(data, "biufc", bound=4.0)
+    dtype = data.draw(st.none() | st.sampled_from([xp.int64, xp.float64, xp.float32, xp.uint64]), label="dtype=")
+    try:
+        expected = call_strict(getattr(xp, name), x, axis=axis, keepdims=keepdims, dtype=dtype)
+    except TypeError:
+        assume(False)
+    got = getattr(ns, name)(to_mx(x), axis=axis, keepdims=keepdims, dtype=None if dtype is None else np_dtype(dtype))
+    assert_same(got, expected, name, rtol=1e-4 if np_dtype(expected.dtype) != np.float64 else 1e-10, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["mean", "std", "var", "max", "min"])
+@SETTINGS
+@given(data=st.data())
+def test_statistics(name: str, data: st.DataObject) -> None:
+    kinds = "fc" if name == "mean" else "f" if name in ("std", "var") else "iuf"
+    x, axis, keepdims = reduction_case(data, kinds)
+    kwargs: dict[str, Any] = {"axis": axis, "keepdims": keepdims}
+    if name in ("std", "var"):
+        kwargs["correction"] = data.draw(st.sampled_from([0, 1, 0.5]), label="correction")
+    try:
+        expected = call_strict(getattr(xp, name), x, **kwargs)
+    except ValueError:  # max/min of nothing
+        with pytest.raises(ValueError):
+            getattr(ns, name)(to_mx(x), **kwargs)
+        return
+    got = getattr(ns, name)(to_mx(x), **kwargs)
+    f64_ = np_dtype(expected.dtype) == np.float64
+    assert_same(got, expected, name, rtol=1e-9 if f64_ else 1e-4, atol=1e-9 if f64_ else 1e-3)
+
+
+@pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
+@SETTINGS
+@given(data=st.data())
+def test_cumulative(name: str, data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from([d for d in STRICT_DTYPES if np_dtype(d).kind in "biufc"]), label="dtype")
+    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype, bound=3.0)))
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
+    include_initial = data.draw(st.booleans(), label="include_initial")
+    dt = data.draw(st.none() | st.sampled_from([xp.int64, xp.float64]), label="dtype=")
+    try:
+        expected = call_strict(getattr(xp, name), x, axis=axis, include_initial=include_initial, dtype=dt)
+    except TypeError:
+        assume(False)
+    got = getattr(ns, name)(to_mx(x), axis=axis, include_initial=include_initial, dtype=None if dt is None else np_dtype(dt))
+    assert_same(got, expected, name, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["all", "any", "count_nonzero"])
+@SETTINGS
+@given(data=st.data())
+def test_truth_reductions(name: str, data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(STRICT_DTYPES), label="dtype")
+    x = data.draw(xps.arrays(dtype, SHAPES, elements=elements(dtype)), label="x")
+    axis = data.draw(st.none() | xps.valid_tuple_axes(x.ndim), label="axis")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    expected = call_strict(getattr(xp, name), x, axis=axis, keepdims=keepdims)
+    assert_same(getattr(ns, name)(to_mx(x), axis=axis, keepdims=keepdims), expected, name)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_diff(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(STRICT_DTYPES), label="dtype")
+    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, max_side=5), elements=elements(dtype)))
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
+    n = data.draw(st.integers(0, 3), label="n")
+    kw: dict[str, Any] = {}
+    if data.draw(st.booleans(), label="prepend"):
+        shape = list(x.shape)
+        shape[axis] = 1
+        kw["prepend"] = data.draw(xps.arrays(dtype, tuple(shape), elements=elements(dtype)))
+    try:
+        expected = call_strict(xp.diff, x, axis=axis, n=n, **kw)
+    except TypeError:
+        assume(False)
+    got = ns.diff(to_mx(x), axis=axis, n=n, **{k: to_mx(v) for k, v in kw.items()})
+    assert_same(got, expected, "diff")
+
+
+# -- searching, sorting, sets ----------------------------------------------------------------
+
+REAL = [d for d in STRICT_DTYPES if np_dtype(d).kind in "iuf"]
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@SETTINGS
+@given(data=st.data())
+def test_argmax_argmin(name: str, data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(REAL), label="dtype")
+    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), elements=elements(dtype)))
+    axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1), label="axis")
+    keepdims = data.draw(st.booleans(), label="keepdims")
+    expected = call_strict(getattr(xp, name), x, axis=axis, keepdims=keepdims)
+    assert_same(getattr(ns, name)(to_mx(x), axis=axis, keepdims=keepdims), expected, name)
+
+
+@pytest.mark.parametrize("name", ["sort", "argsort"])
+@SETTINGS
+@given(data=st.data())
+def test_sort_argsort(name: str, data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(REAL), label="dtype")
+    # Few distinct values, so that stability is exercised.
+    elems = st.sampled_from([0, 1, 2]).map(lambda v: v) if np_dtype(dtype).kind in "iu" else st.sampled_from([0.0, -0.0, 1.5, math.nan, -math.inf, 2.0])
+    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, max_side=5), elements=elems))
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
+    descending = data.draw(st.booleans(), label="descending")
+    expected = call_strict(getattr(xp, name), x, axis=axis, descending=descending, stable=True)
+    got = getattr(ns, name)(to_mx(x), axis=axis, descending=descending, stable=True)
+    if name == "sort":
+        # -0.0 and 0.0 compare equal, so their order is free; compare values.
+        assert_same(got, expected, name)
+    else:
+        assert_same(got, expected, name)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_searchsorted(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(REAL), label="dtype")
+    x1 = data.draw(xps.arrays(dtype, st.integers(0, 6).map(lambda n: (n,)), elements=elements(dtype, bound=100)))
+    x1 = xp.sort(x1)
+    x2 = data.draw(xps.arrays(dtype, SHAPES, elements=elements(dtype, bound=100)))
+    side = data.draw(st.sampled_from(["left", "right"]), label="side")
+    expected = call_strict(xp.searchsorted, x1, x2, side=side)
+    assert_same(ns.searchsorted(to_mx(x1), to_mx(x2), side=side), expected, "searchsorted")
+
+
+@SETTINGS
+@given(data=st.data())
+def test_where(data: st.DataObject) -> None:
+    d1, d2 = data.draw(st.sampled_from(accepted_pairs("add") + ((xp.bool, xp.bool),)), label="dtypes")
+    shapes = data.draw(xps.mutually_broadcastable_shapes(3, max_dims=3, max_side=4)).input_shapes
+    cond = data.draw(xps.arrays(xp.bool, shapes[0]))
+    x1 = data.draw(xps.arrays(d1, shapes[1], elements=elements(d1)))
+    x2 = data.draw(xps.arrays(d2, shapes[2], elements=elements(d2)))
+    assert_same(ns.where(to_mx(cond), to_mx(x1), to_mx(x2)), call_strict(xp.where, cond, x1, x2), "where")
+
+
+@SETTINGS
+@given(data=st.data())
+def test_nonzero(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(STRICT_DTYPES), label="dtype")
+    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype)))
+    expected = call_strict(xp.nonzero, x)
+    got = ns.nonzero(to_mx(x))
+    assert isinstance(got, tuple) and len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert_same(g, e, "nonzero")
+
+
+@pytest.mark.parametrize("name", ["unique_all", "unique_counts", "unique_inverse", "unique_values"])
+@SETTINGS
+@given(data=st.data())
+def test_unique(name: str, data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(STRICT_DTYPES), label="dtype")
+    elems = elements(dtype) if np_dtype(dtype).kind != "f" else st.sampled_from([0.0, 1.0, -2.5, math.nan, math.inf])
+    x = data.draw(xps.arrays(dtype, SHAPES, elements=elems), label="x")
+    expected = call_strict(getattr(xp, name), x)
+    got = getattr(ns, name)(to_mx(x))
+    if name == "unique_values":
+        assert_same(got, expected, name)
+        return
+    assert type(got).__name__ == type(expected).__name__ and got._fields == expected._fields
+    for field in expected._fields:
+        assert_same(getattr(got, field), getattr(expected, field), f"{name}.{field}")
+
+
+@SETTINGS
+@given(data=st.data())
+def test_isin(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from([d for d in STRICT_DTYPES if np_dtype(d).kind in "iu"]), label="dtype")
+    small = xps.from_dtype(dtype, min_value=0, max_value=6)
+    x1 = data.draw(xps.arrays(dtype, SHAPES, elements=small))
+    x2 = data.draw(xps.arrays(dtype, SHAPES, elements=small))
+    invert = data.draw(st.booleans())
+    assert_same(ns.isin(to_mx(x1), to_mx(x2), invert=invert), call_strict(xp.isin, x1, x2, invert=invert), "isin")
+
+
+def test_isin_nan_is_never_in() -> None:
+    x = f64([1.0, math.nan, 2.0])
+    np.testing.assert_array_equal(np.array(ns.isin(x, f64([math.nan, 2.0]))), [False, False, True])
+    assert ns.isin(mx.array([1, 2], dtype=mx.int32), 2).tolist() == [False, True]
+
+
+# -- manipulation -------------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(data=st.data())
+def test_manipulation(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(STRICT_DTYPES), label="dtype")
+    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype)), label="x")
+    m = to_mx(x)
+    nd = x.ndim
+    ax = data.draw(st.integers(-nd, nd - 1), label="axis")
+    axes = data.draw(xps.valid_tuple_axes(nd), label="axes")
+    perm = tuple(data.draw(st.permutations(range(nd)), label="perm"))
+    cases: list[tuple[str, Any, Any]] = [
+        ("flip", ns.flip(m, axis=axes), xp.flip(x, axis=axes)),
+        ("flip None", ns.flip(m), xp.flip(x)),
+        ("permute_dims", ns.permute_dims(m, perm), xp.permute_dims(x, perm)),
+        ("moveaxis", ns.moveaxis(m, ax, 0), xp.moveaxis(x, ax, 0)),
+        ("moveaxis tuple", ns.moveaxis(m, tuple(range(nd)), perm), xp.moveaxis(x, tuple(range(nd)), perm)),
+        ("expand_dims", ns.expand_dims(m, axis=ax), xp.expand_dims(x, axis=ax)),
+        ("expand_dims tuple", ns.expand_dims(m, axis=(0, -1)), xp.expand_dims(x, axis=(0, -1))),
+        ("reshape", ns.reshape(m, (-1,)), xp.reshape(x, (-1,))),
+        ("reshape copy", ns.reshape(m, tuple(reversed(x.shape)), copy=True), xp.reshape(x, tuple(reversed(x.shape)), copy=True)),
+        ("roll", ns.roll(m, 2, axis=ax), xp.roll(x, 2, axis=ax)),
+        ("roll flat", ns.roll(m, -3), xp.roll(x, -3)),
+        ("roll tuple", ns.roll(m, (1, -1), axis=(0, -1)), xp.roll(x, (1, -1), axis=(0, -1))),
+        ("tile", ns.tile(m, (2, 1)), xp.tile(x, (2, 1))),
+        ("repeat", ns.repeat(m, 2, axis=ax), xp.repeat(x, 2, axis=ax)),
+        ("repeat flat", ns.repeat(m, 3), xp.repeat(x, 3)),
+        ("broadcast_to", ns.broadcast_to(m, (2,) + tuple(x.shape)), xp.broadcast_to(x, (2,) + tuple(x.shape))),
+        ("concat", ns.concat([m, m], axis=ax), xp.concat([x, x], axis=ax)),
+        ("concat None", ns.concat([m, m], axis=None), xp.concat([x, x], axis=None)),
+        ("stack", ns.stack([m, m], axis=ax), xp.stack([x, x], axis=ax)),
+        ("squeeze", ns.squeeze(ns.expand_dims(m, axis=ax), axis=ax), xp.squeeze(xp.expand_dims(x, axis=ax), axis=ax)),
+        ("matrix_transpose", *((ns.matrix_transpose(m), xp.matrix_transpose(x)) if nd >= 2 else (m, x))),
+    ]
+    for label, got, expected in cases:
+        assert_same(got, expected, label)
+    got_u, exp_u = ns.unstack(m, axis=ax), xp.unstack(x, axis=ax)
+    assert isinstance(got_u, tuple) and len(got_u) == len(exp_u)
+    for g, e in zip(got_u, exp_u):
+        assert_same(g, e, "unstack")
+    for g, e in zip(ns.broadcast_arrays(m, ns.expand_dims(m, axis=0)), xp.broadcast_arrays(x, xp.expand_dims(x, axis=0))):
+        assert_same(g, e, "broadcast_arrays")
+
+
+def test_manipulation_promotes_and_checks() -> None:
+    a, b = mx.array([1], dtype=mx.int8), mx.array([2], dtype=mx.int16)
+    assert ns.concat([a, b]).dtype == mx.int16
+    assert ns.stack([a, mx.array([1.0], dtype=mx.float64)]).dtype == mx.float64
+    with pytest.raises(ValueError):
+        ns.squeeze(mx.zeros((2, 3)), axis=0)
+    assert ns.broadcast_shapes((2, 1), (3,)) == (2, 3)
+
+
+def test_repeat_with_array_repeats_is_a_counted_fallback() -> None:
+    x = mx.array([[1, 2], [3, 4]], dtype=mx.int64)
+    with track_transfers() as t:
+        got = ns.repeat(x, mx.array([2, 0], dtype=mx.int64), axis=0)
+    assert t.count == 2
+    np.testing.assert_array_equal(np.array(got), np.repeat(np.array(x), [2, 0], axis=0))
+
+
+# -- creation ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [((5,), {}), ((1, 7, 2), {}), ((0.5, 3.0, 0.25), {}), ((10, 0, -3), {}), ((3,), {"dtype": "float32"}),
+     ((0, 1, 0.1), {"dtype": "float64"}), ((2, 2), {}), ((-5, 5, 1.5), {"dtype": "float32"}), ((255,), {"dtype": "uint8"})],
+)
+def test_arange(args: tuple, kwargs: dict) -> None:
+    expected = xp.arange(*args, **{k: getattr(xp, v) for k, v in kwargs.items()})
+    got = ns.arange(*args, **{k: np.dtype(v) for k, v in kwargs.items()})
+    assert_same(got, expected, "arange", rtol=1e-15, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [((0, 1, 5), {}), ((0, 1, 5), {"endpoint": False}), ((-3.5, 2.25, 7), {"dtype": "float32"}), ((1, 1, 1), {}),
+     ((2, 5, 0), {}), ((0, 1e-3, 33), {"dtype": "float64"}), ((1 + 1j, 2 - 3j, 4), {"dtype": "complex64"})],
+)
+def test_linspace(args: tuple, kwargs: dict) -> None:
+    expected = xp.linspace(*args, **{k: getattr(xp, v) if k == "dtype" else v for k, v in kwargs.items()})
+    got = ns.linspace(*args, **{k: np.dtype(v) if k == "dtype" else v for k, v in kwargs.items()})
+    assert_same(got, expected, "linspace", rtol=1e-6 if "float32" in str(kwargs) or "complex" in str(kwargs) else 1e-15, atol=1e-15)
+
+
+def test_creation_functions() -> None:
+    cases = [
+        (ns.zeros((2, 3)), xp.zeros((2, 3))),
+        (ns.ones(4, dtype=np.dtype("int8")), xp.ones(4, dtype=xp.int8)),
+        (ns.empty((0, 2)), xp.zeros((0, 2))),
+        (ns.full((2,), 7), xp.full((2,), 7)),
+        (ns.full((2,), 0.1), xp.full((2,), 0.1)),
+        (ns.full((2,), True), xp.full((2,), True)),
+        (ns.full((2,), 2**64 - 1, dtype=np.dtype("uint64")), xp.full((2,), 2**64 - 1, dtype=xp.uint64)),
+        (ns.eye(3, 4, k=1), xp.eye(3, 4, k=1)),
+        (ns.eye(2, dtype=np.dtype("int32")), xp.eye(2, dtype=xp.int32)),
+        (ns.eye(0), xp.eye(0)),
+        (ns.tril(ns.ones((2, 3, 3)), k=-1), xp.tril(xp.ones((2, 3, 3)), k=-1)),
+        (ns.triu(ns.ones((3, 4), dtype=np.dtype("int64")), k=1), xp.triu(xp.ones((3, 4), dtype=xp.int64), k=1)),
+        (ns.zeros_like(mx.array([1, 2], dtype=mx.uint16)), xp.zeros_like(xp.asarray([1, 2], dtype=xp.uint16))),
+        (ns.ones_like(f64([1.0])), xp.ones_like(xp.asarray([1.0]))),
+        (ns.empty_like(f64([1.0]), dtype=np.dtype("float32")), xp.zeros((1,), dtype=xp.float32)),
+        (ns.full_like(mx.array([1, 2], dtype=mx.int16), 5), xp.full_like(xp.asarray([1, 2], dtype=xp.int16), 5)),
+        (ns.asarray([1, 2, 3]), xp.asarray([1, 2, 3])),
+        (ns.asarray([[1.5, 2.0]]), xp.asarray([[1.5, 2.0]])),
+        (ns.asarray(np.arange(3, dtype=np.float64)), xp.asarray(np.arange(3, dtype=np.float64))),
+        (ns.asarray(True), xp.asarray(True)),
+        (ns.asarray(f64([1.0]), dtype=np.dtype("float32")), xp.asarray([1.0], dtype=xp.float32)),
+        (ns.asarray([f64(1.0), f64(2.0)]), xp.asarray([1.0, 2.0])),
+    ]
+    for i, (got, expected) in enumerate(cases):
+        assert_same(got, expected, f"creation case {i}")
+    assert ns.asarray([1j]).dtype == mx.complex64  # the namespace's default complex dtype
+    for got, expected in zip(ns.meshgrid(mx.arange(3), mx.arange(2)), xp.meshgrid(xp.arange(3, dtype=xp.int32), xp.arange(2, dtype=xp.int32))):
+        assert_same(got, expected, "meshgrid xy")
+    for got, expected in zip(ns.meshgrid(f64([1.0, 2.0]), f64([3.0]), indexing="ij"), xp.meshgrid(xp.asarray([1.0, 2.0]), xp.asarray([3.0]), indexing="ij")):
+        assert_same(got, expected, "meshgrid ij")
+
+
+def test_asarray_copies_and_counts_host_data() -> None:
+    a = f64([1.0, 2.0])
+    assert ns.asarray(a) is a
+    assert ns.asarray(a, copy=True) is not a
+    with pytest.raises(ValueError):
+        ns.asarray(a, dtype=np.dtype("float32"), copy=False)
+    with track_transfers() as t:
+        out = ns.asarray(np.array([0.1, 0.2]))
+    assert out.dtype == mx.float64 and out.tolist() == [0.1, 0.2]
+    assert t.count == 1 and t.records[0].explicit
+
+
+def test_device_keyword_is_accepted() -> None:
+    assert ns.zeros(2, device="mlx").shape == (2,)
+    assert ns.arange(3, device=object()).shape == (3,)
+    assert ns.astype(f64([1.0]), np.dtype("float32"), device="mlx").dtype == mx.float32
+    assert ns.fft.fftfreq(4, device="mlx").dtype == mx.float64
+
+
+# -- indexing ----------------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(data=st.data())
+def test_getitem_basic(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(STRICT_DTYPES), label="dtype")
+    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=0, max_dims=3, max_side=4), elements=elements(dtype)))
+    key = data.draw(xps.indices(x.shape, allow_newaxis=True, allow_ellipsis=True), label="key")
+    assert_same(ns.getitem(to_mx(x), key), x[key], f"x[{key}]")
+
+
+@SETTINGS
+@given(data=st.data())
+def test_getitem_integer_arrays(data: st.DataObject) -> None:
+    x = data.draw(xps.arrays(xp.int64, xps.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=4)))
+    n0, n1 = x.shape[0], x.shape[1]
+    i0 = data.draw(xps.arrays(xp.int64, (3,), elements=st.integers(-n0, n0 - 1)))
+    i1 = data.draw(xps.arrays(xp.int32, (3,), elements=st.integers(-n1, n1 - 1)))
+    assert_same(ns.getitem(to_mx(x), (i0, i1)), x[i0, i1], "x[i0, i1]")
+    assert_same(ns.getitem(to_mx(x), (i0, Ellipsis)), x[i0, ...], "x[i0, ...]")
+    assert_same(ns.getitem(to_mx(x), (Ellipsis, i1, slice(None))) if x.ndim == 3 else to_mx(x[:, i1]),
+                x[..., i1, :] if x.ndim == 3 else x[:, i1], "x[..., i1, :]")
+
+
+@SETTINGS
+@given(data=st.data())
+def test_getitem_boolean_mask(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(STRICT_DTYPES), label="dtype")
+    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype)))
+    k = data.draw(st.integers(1, x.ndim), label="mask dims")
+    mask = data.draw(xps.arrays(xp.bool, x.shape[:k]), label="mask")
+    assert_same(ns.getitem(to_mx(x), mask), x[mask], "x[mask]")
+    assert_same(ns.getitem(to_mx(x), (mask, Ellipsis)), x[mask, ...], "x[mask, ...]")
+
+
+def test_getitem_scalar_booleans_and_bounds() -> None:
+    x = mx.arange(6).reshape(2, 3)
+    n = np.arange(6).reshape(2, 3)
+    np.testing.assert_array_equal(np.array(ns.getitem(x, True)), n[True])
+    assert ns.getitem(x, False).shape == (0, 2, 3)
+    np.testing.assert_array_equal(np.array(ns.getitem(x, (0, True))), n[0, True])
+    with pytest.raises(IndexError):
+        ns.getitem(x, 2)  # MLX itself would read past the end
+    with pytest.raises(IndexError):
+        ns.getitem(x, (0, -4))
+    with pytest.raises(IndexError):
+        ns.getitem(x, (0, 0, 0))
+    out = ns.getitem(x, ())
+    assert out is not x and out.shape == (2, 3)
+
+
+def test_setitem() -> None:
+    x = mx.zeros((3, 4), dtype=mx.float64)
+    alias = x
+    ns.setitem(x, (0, slice(None)), 1.5)
+    ns.setitem(x, (Ellipsis, -1), f64([7.0, 8.0, 9.0]))
+    ns.setitem(x, (mx.array([1, 2]), mx.array([0, 1])), 2)
+    expected = np.zeros((3, 4))
+    expected[0, :] = 1.5
+    expected[..., -1] = [7.0, 8.0, 9.0]
+    expected[[1, 2], [0, 1]] = 2
+    np.testing.assert_array_equal(np.array(x), expected)
+    assert alias is x and x.dtype == mx.float64
+    with pytest.raises(IndexError):
+        ns.setitem(x, 3, 1.0)
+    with pytest.raises(OverflowError):
+        ns.setitem(mx.zeros(2, dtype=mx.uint8), 0, 256)
+
+
+def test_setitem_boolean_mask_stays_in_mlx() -> None:
+    x = mx.arange(12, dtype=mx.int32).reshape(3, 4)
+    n = np.arange(12, dtype=np.int32).reshape(3, 4)
+    mask = mx.array(np.array(n) % 3 == 0)
+    with track_transfers() as t:
+        ns.setitem(x, mask, -1)
+        rows = mx.array([True, False, True])
+        ns.setitem(x, rows, mx.array([100, 101, 102, 103], dtype=mx.int32))
+        ns.setitem(x, mx.array([False, True, False]), mx.array([[5, 6, 7, 8]], dtype=mx.int32))
+        mx.eval(x)
+    assert t.count == 0
+    n[n % 3 == 0] = -1
+    n[[True, False, True]] = [100, 101, 102, 103]
+    n[[False, True, False]] = [[5, 6, 7, 8]]
+    np.testing.assert_array_equal(np.array(x), n)
+    # One value per selected element, in order.
+    y = mx.zeros(5, dtype=mx.float64)
+    ns.setitem(y, mx.array([True, False, True, True, False]), f64([1.0, 2.0, 3.0]))
+    assert y.tolist() == [1.0, 0.0, 2.0, 3.0, 0.0]
+
+
+def test_setitem_mask_mixed_with_other_indices_is_counted() -> None:
+    x = mx.zeros((2, 3), dtype=mx.int64)
+    with track_transfers() as t:
+        ns.setitem(x, (1, mx.array([True, False, True])), 4)
+    assert t.count == 2
+    assert x.tolist() == [[0, 0, 0], [4, 0, 4]]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_take(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(STRICT_DTYPES), label="dtype")
+    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), elements=elements(dtype)))
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
+    n = x.shape[axis]
+    idx = data.draw(xps.arrays(xp.int64, st.integers(0, 5).map(lambda k: (k,)), elements=st.integers(-n, n - 1)))
+    assert_same(ns.take(to_mx(x), to_mx(idx), axis=axis), xp.take(x, idx, axis=axis), "take")
+    along = data.draw(xps.arrays(xp.int64, tuple(x.shape), elements=st.integers(-n, n - 1)))
+    assert_same(ns.take_along_axis(to_mx(x), to_mx(along), axis=axis), xp.take_along_axis(x, along, axis=axis), "take_along_axis")
+
+
+def test_take_bounds_are_memory_safe() -> None:
+    # Out-of-bounds is unspecified, but must never read outside the array.
+    x = mx.array([1, 2, 3])
+    assert ns.take(x, mx.array([5, -7])).tolist() == [3, 1]
+
+
+# -- linear algebra ----------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(data=st.data())
+def test_matmul_tensordot_vecdot(data: st.DataObject) -> None:
+    d1, d2 = data.draw(st.sampled_from([p for p in accepted_pairs("multiply") if "bool" not in str(p)]), label="dtypes")
+    n, k, m = data.draw(st.tuples(st.integers(1, 4), st.integers(1, 4), st.integers(1, 4)), label="n, k, m")
+    batch = data.draw(st.sampled_from([(), (2,)]), label="batch")
+    a = data.draw(xps.arrays(d1, batch + (n, k), elements=elements(d1, bound=8.0)))
+    b = data.draw(xps.arrays(d2, (k, m), elements=elements(d2, bound=8.0)))
+    assert_same(ns.matmul(to_mx(a), to_mx(b)), call_strict(xp.matmul, a, b), "matmul", rtol=1e-4, atol=1e-4)
+    assert_same(ns.linalg.matmul(to_mx(a), to_mx(b)), call_strict(xp.matmul, a, b), "linalg.matmul", rtol=1e-4, atol=1e-4)
+    v = a[..., 0, :]
+    w = b[:, 0]
+    assert_same(ns.matmul(to_mx(v), to_mx(b)), call_strict(xp.matmul, v, b), "matmul 1-D @ 2-D", rtol=1e-4, atol=1e-4)
+    assert_same(ns.matmul(to_mx(a), to_mx(w)), call_strict(xp.matmul, a, w), "matmul 2-D @ 1-D", rtol=1e-4, atol=1e-4)
+    assert_same(ns.tensordot(to_mx(a), to_mx(b), axes=1), call_strict(xp.tensordot, a, b, axes=1), "tensordot", rtol=1e-4, atol=1e-4)
+    assert_same(ns.tensordot(to_mx(a), to_mx(b), axes=((-1,), (0,))), call_strict(xp.tensordot, a, b, axes=((-1,), (0,))),
+                "tensordot axes", rtol=1e-4, atol=1e-4)
+    c = data.draw(xps.arrays(d2, (k,), elements=elements(d2, bound=8.0)))
+    assert_same(ns.vecdot(to_mx(a), to_mx(c)), call_strict(xp.vecdot, a, c), "vecdot", rtol=1e-4, atol=1e-4)
+
+
+def test_integer_matmul_is_exact_and_wraps() -> None:
+    rng = np.random.default_rng(0)
+    for dtype in ["int8", "uint16", "int32", "int64", "uint64"]:
+        info = np.iinfo(dtype)
+        a = rng.integers(info.min, info.max, (3, 5, 4), dtype=dtype, endpoint=True)
+        b = rng.integers(info.min, info.max, (4, 2), dtype=dtype, endpoint=True)
+        with np.errstate(all="ignore"):
+            expected = a @ b
+        got = ns.matmul(mx.array(a), mx.array(b))
+        assert got.dtype == mx.array(a).dtype
+        np.testing.assert_array_equal(np.array(got), expected, err_msg=dtype)
+
+
+def _well_conditioned(data: st.DataObject, dtype: Any, shape: tuple[int, ...], spd: bool = False) -> Any:
+    x = data.draw(xps.arrays(dtype, shape, elements=elements(dtype, bound=1.0, complex_bound=1.0)))
+    n = shape[-1]
+    if spd:
+        x = xp.matmul(x, xp.conj(xp.matrix_transpose(x)) if xp.isdtype(dtype, "complex floating") else xp.matrix_transpose(x))
+    if shape[-1] == shape[-2]:
+        x = x + 3 * n * xp.eye(n, dtype=dtype)
+    return x
+
+
+LINALG_DTYPES = [xp.float32, xp.float64, xp.complex64]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_linalg_square(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(LINALG_DTYPES), label="dtype")
+    n = data.draw(st.integers(1, 4), label="n")
+    batch = data.draw(st.sampled_from([(), (2,)]), label="batch")
+    x = _well_conditioned(data, dtype, batch + (n, n))
+    spd = _well_conditioned(data, dtype, batch + (n, n), spd=True)
+    b = data.draw(xps.arrays(dtype, batch + (n, 2), elements=elements(dtype, bound=1.0, complex_bound=1.0)))
+    tol = {"rtol": 1e-3, "atol": 1e-4} if dtype != xp.float64 else {"rtol": 1e-9, "atol": 1e-10}
+    L = xp.linalg
+    assert_same(ns.linalg.cholesky(to_mx(spd)), L.cholesky(spd), "cholesky", **tol)
+    assert_same(ns.linalg.cholesky(to_mx(spd), upper=True), L.cholesky(spd, upper=True), "cholesky upper", **tol)
+    assert_same(ns.linalg.det(to_mx(x)), L.det(x), "det", **tol)
+    assert_same(ns.linalg.inv(to_mx(x)), L.inv(x), "inv", **tol)
+    assert_same(ns.linalg.solve(to_mx(x), to_mx(b)), L.solve(x, b), "solve", **tol)
+    if not batch:
+        v = b[:, 0]
+        assert_same(ns.linalg.solve(to_mx(x), to_mx(v)), L.solve(x, v), "solve vector", **tol)
+    sign, logabs = ns.linalg.slogdet(to_mx(x))
+    esign, elogabs = L.slogdet(x)
+    assert_same(sign, esign, "slogdet sign", **tol)
+    assert_same(logabs, elogabs, "slogdet logabsdet", **tol)
+    assert_same(ns.linalg.eigvalsh(to_mx(spd)), L.eigvalsh(spd), "eigvalsh", **tol)
+    w, v = ns.linalg.eigh(to_mx(spd))
+    assert_same(w, L.eigh(spd).eigenvalues, "eigh values", **tol)
+    # Eigenvectors are unique only up to phase: check the decomposition.
+    recon = ns.matmul(ns.multiply(v, ns.expand_dims(w, axis=-2).astype(v.dtype)), ns.conj(ns.matrix_transpose(v)))
+    assert_same(recon, spd, "eigh reconstruction", **{**tol, "atol": 1e-3 if dtype != xp.float64 else 1e-9})
+    assert_same(ns.linalg.matrix_power(to_mx(x), 3), L.matrix_power(x, 3), "matrix_power", rtol=1e-3 if dtype != xp.float64 else 1e-9, atol=1e-3)
+    assert_same(ns.linalg.matrix_power(to_mx(x), 0), L.matrix_power(x, 0), "matrix_power 0")
+    assert_same(ns.linalg.matrix_power(to_mx(x), -2), L.matrix_power(x, -2), "matrix_power -2", **tol)
+    assert_same(ns.linalg.trace(to_mx(x), offset=0), L.trace(x), "trace", **tol)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_linalg_rectangular(data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(LINALG_DTYPES), label="dtype")
+    m, n = data.draw(st.tuples(st.integers(1, 4), st.integers(1, 4)), label="m, n")
+    x = _well_conditioned(data, dtype, (m, n))
+    tol = {"rtol": 1e-3, "atol": 1e-4} if dtype != xp.float64 else {"rtol": 1e-9, "atol": 1e-10}
+    L = xp.linalg
+    assert_same(ns.linalg.svdvals(to_mx(x)), L.svdvals(x), "svdvals", **tol)
+    for full in (True, False):
+        u, s, vh = ns.linalg.svd(to_mx(x), full_matrices=full)
+        eu, es, evh = L.svd(x, full_matrices=full)
+        assert u.shape == eu.shape and vh.shape == evh.shape
+        k = min(m, n)
+        recon = ns.matmul(ns.multiply(u[..., :k], ns.astype(s, _core.dtype_of(u))[None, :]), vh[:k])
+        assert_same(recon, x, f"svd reconstruction full={full}", **{**tol, "atol": 1e-4 if dtype != xp.float64 else 1e-9})
+    for mode in ("reduced", "complete"):
+        q, r = ns.linalg.qr(to_mx(x), mode=mode)
+        eq, er = L.qr(x, mode=mode)
+        assert q.shape == eq.shape and r.shape == er.shape and q.dtype == to_mx(eq).dtype
+        assert_same(ns.matmul(q, r), x, f"qr {mode}", **{**tol, "atol": 1e-4 if dtype != xp.float64 else 1e-9})
+        np.testing.assert_allclose(np.abs(np.array(r)), np.abs(np.asarray(er)), rtol=1e-3, atol=1e-4)
+    assert_same(ns.linalg.pinv(to_mx(x)), L.pinv(x), "pinv", **tol)
+    assert_same(ns.linalg.matrix_rank(to_mx(x)), L.matrix_rank(x), "matrix_rank")
+    for ord_ in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
+        assert_same(ns.linalg.matrix_norm(to_mx(x), ord=ord_), L.matrix_norm(x, ord=ord_), f"matrix_norm {ord_}", **tol)
+    assert_same(ns.linalg.matrix_norm(to_mx(x), keepdims=True), L.matrix_norm(x, keepdims=True), "matrix_norm keepdims", **tol)
+    for ord_ in (2, 1, 0, math.inf, -math.inf, 3, 0.5):
+        assert_same(ns.linalg.vector_norm(to_mx(x), ord=ord_), L.vector_norm(x, ord=ord_), f"vector_norm {ord_}", **tol)
+    assert_same(ns.linalg.vector_norm(to_mx(x), axis=0, keepdims=True), L.vector_norm(x, axis=0, keepdims=True), "vector_norm axis", **tol)
+    assert_same(ns.linalg.diagonal(to_mx(x), offset=1), L.diagonal(x, offset=1), "diagonal")
+    assert_same(ns.linalg.matrix_transpose(to_mx(x)), L.matrix_transpose(x), "matrix_transpose")
+    assert_same(ns.linalg.outer(to_mx(x[0]), to_mx(x[:, 0])), L.outer(x[0], x[:, 0]), "outer", **tol)
+
+
+def test_linalg_cross_and_integers() -> None:
+    a = mx.array([[1, 2, 3], [4, 5, 6]], dtype=mx.int64)
+    b = mx.array([7, 8, 10], dtype=mx.int64)
+    assert_same(ns.linalg.cross(a, b), xp.linalg.cross(xp.asarray(np.array(a)), xp.asarray(np.array(b))), "cross")
+    i = mx.array([[2, 1], [1, 3]], dtype=mx.int32)
+    assert ns.linalg.det(i).dtype == mx.float64 and ns.linalg.det(i).item() == pytest.approx(5.0)
+    assert ns.linalg.matrix_power(i, 2).dtype == mx.int32
+    assert ns.linalg.trace(i).dtype == mx.int64
+
+
+def test_linalg_eig() -> None:
+    x = mx.array([[2.0, 1.0], [0.0, 3.0]], dtype=mx.float32)
+    w, v = ns.linalg.eig(x)
+    assert w.dtype == mx.complex64 and v.dtype == mx.complex64
+    np.testing.assert_allclose(np.sort(np.array(w).real), [2.0, 3.0], rtol=1e-6)
+    np.testing.assert_allclose(np.array(ns.matmul(x.astype(mx.complex64), v)), np.array(v * w[None, :]), atol=1e-5)
+    assert ns.linalg.eigvals(x).dtype == mx.complex64
+
+
+def test_complex_linalg_fallbacks_are_counted() -> None:
+    z = mx.array(np.array([[2 + 1j, 1], [0.5j, 3]], dtype=np.complex64))
+    for fn, moves in [(ns.linalg.inv, 2), (ns.linalg.det, 2), (ns.linalg.slogdet, 3), (ns.linalg.qr, 3)]:
+        with track_transfers() as t:
+            out = fn(z)
+        assert t.count == moves, fn.__name__
+        assert all(r.reason.startswith("mlx fallback: linalg.") for r in t.records)
+        for o in out if isinstance(out, tuple) else (out,):
+            assert o.dtype in (mx.complex64, mx.float32)
+    with track_transfers() as t:
+        ns.linalg.solve(z, z)
+    assert t.count == 3
+    with track_transfers() as t:
+        ns.linalg.eigh(z)  # MLX has complex eigh: no move
+        ns.linalg.svdvals(z)
+    assert t.count == 0
+
+
+# -- fft ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
+@SETTINGS
+@given(data=st.data())
+def test_fft_one_axis(name: str, data: st.DataObject) -> None:
+    real_in = name in ("rfft", "ihfft")
+    dtype = xp.float32 if real_in else xp.complex64
+    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=2, min_side=2, max_side=6), elements=elements(dtype, bound=10)))
+    n = data.draw(st.none() | st.integers(2, 8), label="n")
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
+    norm = data.draw(st.sampled_from(["backward", "ortho", "forward"]), label="norm")
+    expected = call_strict(getattr(xp.fft, name), x, n=n, axis=axis, norm=norm)
+    assert_same(getattr(ns.fft, name)(to_mx(x), n=n, axis=axis, norm=norm), expected, name, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn"])
+@SETTINGS
+@given(data=st.data())
+def test_fft_many_axes(name: str, data: st.DataObject) -> None:
+    dtype = xp.float32 if name == "rfftn" else xp.complex64
+    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=2, max_dims=3, min_side=2, max_side=5), elements=elements(dtype, bound=10)))
+    axes = data.draw(st.none() | st.just((0, -1)), label="axes")
+    s = data.draw(st.none() | st.tuples(st.integers(2, 6), st.integers(2, 6)), label="s")
+    if s is not None and axes is None:
+        axes = (-2, -1)
+    norm = data.draw(st.sampled_from(["backward", "ortho", "forward"]), label="norm")
+    expected = call_strict(getattr(xp.fft, name), x, s=s, axes=axes, norm=norm)
+    assert_same(getattr(ns.fft, name)(to_mx(x), s=s, axes=axes, norm=norm), expected, name, rtol=1e-4, atol=1e-4)
+
+
+def test_fft_helpers() -> None:
+    for n in (1, 4, 5):
+        assert_same(ns.fft.fftfreq(n, d=0.5), xp.fft.fftfreq(n, d=0.5), "fftfreq", rtol=1e-15)
+        assert_same(ns.fft.rfftfreq(n, dtype=np.dtype("float32")), xp.fft.rfftfreq(n, dtype=xp.float32), "rfftfreq")
+    x = mx.arange(12).reshape(3, 4)
+    sx = xp.reshape(xp.arange(12, dtype=xp.int32), (3, 4))
+    assert_same(ns.fft.fftshift(x), xp.fft.fftshift(sx), "fftshift")
+    assert_same(ns.fft.ifftshift(x, axes=1), xp.fft.ifftshift(sx, axes=1), "ifftshift")
+    assert_same(ns.fft.fftshift(f64([1.0, 2.0, 3.0])), xp.fft.fftshift(xp.asarray([1.0, 2.0, 3.0])), "fftshift f64")
+
+
+# -- dtypes and refusals ------------------------------------------------------------------------
+
+
+def test_dtype_helpers() -> None:
+    for name in DTYPE_NAMES + ("float16",):
+        d = np.dtype(name)
+        assert ns.to_np_dtype(ns.to_mx_dtype(d)) == d
+        assert ns.supports_dtype(d)
+    assert ns.to_mx_dtype(np.dtype("float64")) == mx.float64
+    assert ns.to_mx_dtype("int8") == mx.int8
+    assert not ns.supports_dtype(np.dtype("complex128"))
+    with pytest.raises(TypeError, match="mlx.*complex128"):
+        ns.to_mx_dtype(np.dtype("complex128"))
+    with pytest.raises(TypeError, match="mlx"):
+        ns.to_np_dtype(mx.bfloat16)
+    assert ns.result_type(mx.array([1], dtype=mx.int8), np.dtype("uint8")) == np.dtype("int16")
+    assert ns.can_cast(np.dtype("int8"), np.dtype("int16"))
+    assert ns.isdtype(np.dtype("float64"), "real floating")
+    assert ns.finfo(f64([1.0])).eps == np.finfo(np.float64).eps
+    assert ns.iinfo(np.dtype("uint8")).max == 255
+    assert ns.__array_api_version__ == "2025.12"
+    assert ns.__array_namespace_info__().default_dtypes()["complex floating"] == np.dtype("complex64")
+
+
+@SETTINGS
+@given(data=st.data())
+def test_astype(data: st.DataObject) -> None:
+    d1 = data.draw(st.sampled_from(STRICT_DTYPES), label="from")
+    d2 = data.draw(st.sampled_from(STRICT_DTYPES), label="to")
+    assume(not (np_dtype(d1).kind == "c" and np_dtype(d2).kind not in "cb"))
+    elems = elements(d1) if np_dtype(d1).kind not in "fc" else elements(d1, bound=100.0, complex_bound=100.0)
+    if np_dtype(d1).kind in "fc" and np_dtype(d2).kind in "iu":
+        elems = xps.from_dtype(d1, min_value=0, max_value=100) if np_dtype(d1).kind == "f" else st.just(complex(3, 0))
+    x = data.draw(xps.arrays(d1, SHAPES, elements=elems))
+    expected = call_strict(xp.astype, x, d2)
+    got = ns.astype(to_mx(x), np_dtype(d2))
+    assert_same(got, expected, "astype")
+    assert ns.astype(to_mx(x), np_dtype(d1), copy=False).dtype == to_mx(x).dtype
+
+
+@pytest.mark.parametrize(
+    "call, op",
+    [
+        (lambda: ns.add(mx.array([1j], dtype=mx.complex64), f64([1.0])), "add"),
+        (lambda: ns.multiply(f64([1.0]), 1j), "multiply"),
+        (lambda: ns.zeros(2, dtype=np.dtype("complex128")), "zeros"),
+        (lambda: ns.astype(f64([1.0]), np.dtype("complex128")), "astype"),
+        (lambda: ns.fft.fft(f64([1.0, 2.0])), "fft.fft"),
+        (lambda: ns.fft.rfft(f64([1.0, 2.0])), "fft.rfft"),
+        (lambda: ns.fft.irfft(f64([1.0, 2.0])), "fft.irfft"),
+        (lambda: ns.fft.fft(mx.array([1, 2])), "fft.fft"),
+        (lambda: ns.linalg.eig(f64([[1.0, 0.0], [0.0, 1.0]])), "linalg.eig"),
+        (lambda: ns.linalg.eigvals(f64([[1.0, 0.0], [0.0, 1.0]])), "linalg.eigvals"),
+        (lambda: ns.linalg.inv(mx.eye(2, dtype=mx.float16)), "linalg.inv"),
+    ],
+)
+def test_refusals_name_backend_dtype_and_operation(call: Callable[[], Any], op: str) -> None:
+    with pytest.raises(TypeError) as info:
+        call()
+    msg = str(info.value)
+    assert "mlx" in msg and op in msg, msg
+    assert any(d in msg for d in ("complex128", "float64", "int", "float16")), msg
+
+
+def test_complex_to_real_astype_is_refused() -> None:
+    z = mx.array([1 + 2j], dtype=mx.complex64)
+    with pytest.raises(TypeError, match="mlx astype"):
+        ns.astype(z, np.dtype("float32"))
+    assert ns.astype(z, np.dtype("bool")).tolist() == [True]
+
+
+def test_no_result_is_downcast() -> None:
+    # Every float64 input gives a float64 result; nothing goes through float32.
+    x = f64([0.1, 0.2, 0.3])
+    for name in ["exp", "sin", "cos", "sqrt", "log", "tanh", "expm1", "negative"]:
+        assert getattr(ns, name)(x).dtype == mx.float64, name
+    for fn in [ns.sum, ns.mean, ns.std, ns.var, ns.prod, ns.max, ns.cumulative_sum]:
+        assert fn(x).dtype == mx.float64, fn.__name__
+    assert ns.sum(mx.array([1, 2], dtype=mx.int8)).dtype == mx.int64
+    assert ns.mean(mx.array([1, 2], dtype=mx.int8)).dtype == mx.float64
+    assert ns.matmul(ns.reshape(x, (1, 3)), ns.reshape(x, (3, 1))).dtype == mx.float64
+    assert ns.linalg.inv(f64([[2.0]])).item() == 0.5 and ns.linalg.inv(f64([[2.0]])).dtype == mx.float64
+    assert ns.sum(x, dtype=np.dtype("float32")).dtype == mx.float32  # asked for explicitly
+
+
+# -- host fallbacks: counted, and guarded -----------------------------------------------------
+
+
+def test_host_fallbacks_are_counted() -> None:
+    x = mx.array([[0, 3], [5, 0]], dtype=mx.int32)
+    with track_transfers() as t:
+        ns.nonzero(x)
+    assert t.count == 2
+    assert [r.direction for r in t.records] == ["device_to_host", "host_to_device"]
+    assert all(r.reason == "mlx fallback: nonzero" for r in t.records)
+    assert t.records[0].nbytes == 4  # the mask moves, not x
+    expected_moves = {"unique_all": 3, "unique_counts": 3, "unique_inverse": 3, "unique_values": 2}
+    for name, moves in expected_moves.items():
+        with track_transfers() as t:
+            getattr(ns, name)(x)
+        assert t.count == moves, name
+        assert all(r.reason == f"mlx fallback: {name}" and not r.explicit for r in t.records)
+    with track_transfers() as t:
+        ns.getitem(x, x > 0)
+    assert t.count == 2 and all(r.reason == "mlx fallback: boolean index" for r in t.records)
+    with track_transfers() as t:
+        ns.getitem(x, (0, True))
+    assert t.count == 2
+
+
+def test_ordinary_functions_move_nothing() -> None:
+    x = f64([[1.0, -2.0], [3.0, 4.0]])
+    with track_transfers() as t:
+        out = [ns.add(x, 1), ns.exp(x), ns.sum(x, axis=0), ns.sort(x), ns.getitem(x, (0, slice(None))),
+               ns.getitem(x, mx.array([1, 0])), ns.isin(x, f64([1.0])), ns.linalg.inv(x), ns.searchsorted(f64([0.0, 2.0]), x),
+               ns.argmax(x), ns.where(x > 0, x, 0.0), ns.matmul(x, x), ns.cumulative_sum(x, axis=1)]
+        mx.eval(out)
+    assert t.count == 0
+
+
+def test_transfer_guard_stops_host_fallbacks() -> None:
+    from unifiedarray._policy import TransferError, transfer_guard
+
+    x = mx.array([0, 1, 2])
+    with transfer_guard("disallow"):
+        with pytest.raises(TransferError):
+            ns.nonzero(x)
+        with pytest.raises(TransferError):
+            ns.unique_values(x)
+        ns.add(x, 1)  # no move, no error
+    assert len(ns.HOST_FALLBACKS) >= 5 and all(isinstance(s, str) for s in ns.HOST_FALLBACKS)
+
+
+def test_float64_uses_the_cpu_stream_when_the_default_device_is_a_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a Mac the default device is the GPU, which has no float64.  Pretend
+    # so here: the functions must still work, through the CPU stream.
+    entered: list[Any] = []
+    real_stream = mx.stream
+
+    def spy(s: Any) -> Any:
+        entered.append(s)
+        return real_stream(s)
+
+    monkeypatch.setattr(_core, "default_is_cpu", lambda: False)
+    monkeypatch.setattr(_core.mx, "stream", spy)
+    x = f64([1.0, 4.0])
+    assert ns.sqrt(x).tolist() == [1.0, 2.0]
+    assert ns.sum(mx.array([1, 2], dtype=mx.int32), dtype=np.dtype("float64")).item() == 3.0
+    assert ns.zeros(2).dtype == mx.float64
+    assert ns.linalg.inv(mx.eye(2, dtype=mx.float32)).dtype == mx.float32
+    assert entered and all(s == mx.cpu for s in entered)
