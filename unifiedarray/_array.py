@@ -24,8 +24,10 @@ Example
 
 from __future__ import annotations
 
-import numpy as np
+import threading
 from typing import Any, Optional, Sequence
+
+import numpy as np
 
 from ._buffer import UnifiedBuffer
 from ._devices import CPU, MLX, Device, DeviceLike
@@ -65,6 +67,12 @@ def _wrap(native: Any, dev: Device) -> "UnifiedArray":
         dtype = native.dtype
     else:
         dtype = _dtype_of_native(native, dev)
+        if dev == MLX and threading.active_count() > 1:
+            # MLX (0.32) evaluates a lazy graph only in the thread that built
+            # it.  With several threads about (dask's pool, a user's workers)
+            # a result starts evaluating where it was built, without waiting,
+            # so any thread can read it later.  Single-threaded code stays lazy.
+            backend_for(dev).mx.async_eval(native)  # type: ignore[attr-defined]
     arr = object.__new__(UnifiedArray)
     buf = arr._buf = UnifiedBuffer._wrap(native, dev, dtype)
     arr._key = None
