@@ -1,0 +1,209 @@
+"""Helpers shared by the benchmark scripts: statistics, tables, machine facts.
+
+Not a benchmark itself.  The scripts import it as ``_common`` (Python puts
+the script's own folder, ``benchmarks/``, first on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import statistics
+import sys
+from typing import Any, Iterable, Sequence
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+try:
+    import unifiedarray as _ua  # installed, or on PYTHONPATH (e.g. a frozen copy)
+except ImportError:
+    # Not installed: benchmark the checkout this script lives in.
+    sys.path.insert(0, ROOT)
+
+
+# -- statistics -------------------------------------------------------------------
+
+
+def median(xs: Sequence[float]) -> float:
+    return statistics.median(xs)
+
+
+def quantile(xs: Sequence[float], q: float) -> float:
+    """The ``q`` quantile by linear interpolation (``q`` in [0, 1])."""
+    s = sorted(xs)
+    if len(s) == 1:
+        return s[0]
+    pos = q * (len(s) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def paired_ratios(num: Sequence[float], den: Sequence[float]) -> list[float]:
+    """Per-round ratios ``num[i] / den[i]`` of two contenders measured in the
+    same round (side by side, so both saw the same machine noise)."""
+    return [n / d for n, d in zip(num, den)]
+
+
+def balanced_orders(n: int) -> list[list[int]]:
+    """Orders of ``n`` contenders for successive rounds, a Williams design:
+    over ``len(result)`` rounds each contender runs in each position equally
+    often and runs right after each other contender equally often, so that
+    neither a position nor a neighbour's after-effects (a warm cache, memory
+    just freed) favour one contender.  ``n`` orders for even ``n``, ``2n`` for
+    odd ``n``."""
+    if n == 1:
+        return [[0]]
+    first = [0]
+    lo, hi = 1, n - 1
+    while len(first) < n:
+        first.append(lo)
+        lo += 1
+        if len(first) < n:
+            first.append(hi)
+            hi -= 1
+    rows = [[(x + i) % n for x in first] for i in range(n)]
+    if n % 2:
+        rows += [list(reversed(r)) for r in rows]
+    return rows
+
+
+def in_round(items: Sequence[Any], r: int) -> list[Any]:
+    """``items`` in the order of round ``r`` of :func:`balanced_orders`."""
+    orders = balanced_orders(len(items))
+    return [items[i] for i in orders[r % len(orders)]]
+
+
+def round_multiple(rounds: int, *ns: int) -> int:
+    """``rounds`` raised to a whole number of balanced cycles for every ``n``."""
+    import math
+
+    cycle = 1
+    for n in ns:
+        m = len(balanced_orders(n))
+        cycle = cycle * m // math.gcd(cycle, m)
+    return -(-rounds // cycle) * cycle
+
+
+# -- machine facts ----------------------------------------------------------------
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _version(module: str) -> str:
+    try:
+        mod = __import__(module, fromlist=["__version__"])
+    except Exception as exc:  # a missing optional package is a fact to report
+        return f"not available ({type(exc).__name__})"
+    return str(getattr(mod, "__version__", "?"))
+
+
+def git_state() -> str:
+    """The checkout's commit, and whether its library sources have
+    uncommitted changes (the figures are for the tree as it was); for a copy
+    of the library outside this checkout, where it was imported from."""
+    import subprocess
+
+    import unifiedarray
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(unifiedarray.__file__)))
+    if os.path.realpath(here) != os.path.realpath(ROOT):
+        return f"imported from {here}"
+    try:
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "unifiedarray"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "not a git checkout"
+    if not head:
+        return "not a git checkout"
+    return f"git {head}" + (" + uncommitted changes in unifiedarray/" if dirty else "")
+
+
+def _uname_a(uname: Any) -> str:
+    import subprocess
+
+    try:
+        out = subprocess.run(["uname", "-a"], capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    return out or " ".join([uname.system, uname.node, uname.release, uname.version, uname.machine])
+
+
+def machine_info() -> dict[str, str]:
+    """The facts a reader needs to judge the figures."""
+    uname = platform.uname()
+    try:
+        affinity = len(os.sched_getaffinity(0))
+    except AttributeError:
+        affinity = os.cpu_count() or 0
+    return {
+        "date": _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
+        "uname -a": _uname_a(uname),
+        "nproc": str(affinity),
+        "CPU": cpu_model(),
+        "Python": platform.python_version(),
+        "NumPy": _version("numpy"),
+        "MLX": _version("mlx.core"),
+        "array-api-compat": _version("array_api_compat"),
+        "array-api-strict": _version("array_api_strict"),
+        "unifiedarray": f"{_version('unifiedarray')} ({git_state()})",
+        "load average (1, 5, 15 min)": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+
+
+# -- tables -----------------------------------------------------------------------
+
+
+def text_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    rows = [list(map(str, r)) for r in rows]
+    widths = [len(h) for h in headers]
+    for r in rows:
+        for i, cell in enumerate(r):
+            widths[i] = max(widths[i], len(cell))
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    out = [line(headers), "  ".join("-" * w for w in widths)]
+    out += [line(r) for r in rows]
+    return "\n".join(out)
+
+
+def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[str]], align: str = "") -> str:
+    """A GitHub-flavoured Markdown table; ``align`` gives one of ``l``/``r``
+    per column (default: first left, the rest right)."""
+    rows = [list(map(str, r)) for r in rows]
+    if not align:
+        align = "l" + "r" * (len(headers) - 1)
+    sep = [":---" if a == "l" else "---:" for a in align]
+    out = ["| " + " | ".join(headers) + " |", "| " + " | ".join(sep) + " |"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def info_block(markdown: bool) -> str:
+    info = machine_info()
+    if markdown:
+        return "\n".join(f"- **{k}**: `{v}`" for k, v in info.items())
+    return "\n".join(f"{k:<28}{v}" for k, v in info.items())
+
+
+def fmt_ratio(x: float) -> str:
+    return f"{x:.2f}×" if x >= 0.1 else f"{x:.3f}×"
+
+
+def fmt_time_us(x: float) -> str:
+    if x >= 1000:
+        return f"{x:,.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    return f"{x:.2f}"

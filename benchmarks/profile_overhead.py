@@ -1,0 +1,206 @@
+"""Where unifiedarray's per-call time goes on small arrays (a diagnostic, not a
+benchmark with targets).
+
+For ``a + b``, ``xp.sum(a)``, ``a[1:3]`` and ``xp.asarray(list)`` on shape (8,)
+(and, on 1000×1000, ``sum``, ``a[1:3, :]`` and ``asarray`` of a nested list),
+this prints:
+
+1. a *decomposition*: the full call, and the same call cut at successive
+   points inside the library (the NumPy work alone, the work plus wrapping
+   the result, the internal entry point without the public wrapper ...),
+   each timed with ``timeit`` (minimum over repeats, alternated in rounds);
+   the difference between two successive rows is the cost of that layer;
+2. a ``cProfile`` listing of the full call repeated many times (internal
+   time per function; cProfile inflates Python-level costs, so read it for
+   proportions only).
+
+It calls private functions of the library (``unifiedarray._array`` ...) to
+cut the call into pieces; if they are renamed, the affected rows say so
+instead of failing.
+
+Run: ``python benchmarks/profile_overhead.py [--markdown] [--no-cprofile]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import sys
+import threading
+import timeit
+from typing import Any
+
+import _common as C  # noqa: N812  (puts the checkout on sys.path)
+
+import numpy as np
+
+import unifiedarray as ua
+
+
+def _env() -> dict[str, Any]:
+    from unifiedarray import _array, _creation
+    from unifiedarray._buffer import UnifiedBuffer
+    from unifiedarray._devices import CPU
+    from unifiedarray.compute import host_namespace
+
+    rng = np.random.default_rng(2)
+    A, B = rng.standard_normal(8), rng.standard_normal(8)
+    a, b = ua.asarray(A), ua.asarray(B)
+    big = rng.standard_normal((1000, 1000))
+    abig = ua.asarray(big)
+    return {
+        "np": np, "ua": ua, "threading": threading, "CPU": CPU, "hn": host_namespace,
+        "UnifiedArray": ua.UnifiedArray, "UnifiedBuffer": UnifiedBuffer,
+        "_array": _array, "_creation": _creation,
+        "a": a, "b": b,
+        # the NumPy arrays unifiedarray computes on (its host copies)
+        "An": a._buf._copies[CPU], "Bn": b._buf._copies[CPU],
+        "f64": np.dtype(np.float64),
+        "s13": slice(1, 3), "k2": (slice(1, 3), slice(None)),
+        "k2e": (slice(1, 3), slice(None), Ellipsis),
+        "L": A.tolist(), "LL": big.tolist(),
+        "abig": abig, "Abig": abig._buf._copies[CPU],
+        "S": np.float64(1.5),
+    }  # fmt: skip
+
+
+# (label, statement): each block is cumulative, top to bottom, ending with the
+# full public call; "piece" rows are single internal operations for reference.
+BLOCKS: dict[str, list[tuple[str, str]]] = {
+    "a + b (8,)": [
+        ("NumPy: An + Bn (the work)", "An + Bn"),
+        ("+ wrap the result: _array._wrap(An + Bn, CPU)", "_array._wrap(An + Bn, CPU)"),
+        ("+ binary(): _array.binary(a, b, 'add')", "_array.binary(a, b, 'add')"),
+        ("full: a + b (operator → closure → binary)", "a + b"),
+        ("piece: UnifiedBuffer._wrap(An, CPU, f64)", "UnifiedBuffer._wrap(An, CPU, f64)"),
+        ("piece: threading.RLock()", "threading.RLock()"),
+        ("piece: object.__new__(UnifiedArray)", "object.__new__(UnifiedArray)"),
+        ("piece: object.__new__(UnifiedBuffer)", "object.__new__(UnifiedBuffer)"),
+        ("piece: {CPU: An} (the copies dict)", "{CPU: An}"),
+        ("piece: _array._function(CPU, 'add')", "_array._function(CPU, 'add')"),
+        ("piece: _array.native_on(a, CPU, 'x')", "_array.native_on(a, CPU, 'x')"),
+    ],
+    "xp.sum(a) (8,)": [
+        ("NumPy: np.sum(An) (the work)", "np.sum(An)"),
+        ("+ array-api-compat: hn.sum(An)", "hn.sum(An)"),
+        ("+ wrap: _array._wrap_result(hn.sum(An), CPU, (An,))", "_array._wrap_result(hn.sum(An), CPU, (An,))"),
+        ("full: ua.sum(a) (generated function, fast path)", "ua.sum(a)"),
+        ("piece: np.add.reduce(An) (the reduction without np.sum's Python layer)", "np.add.reduce(An)"),
+        ("piece: np.asarray(S) (0-d array from NumPy's scalar)", "np.asarray(S)"),
+        ("piece: _array._wrap(np.asarray(S), CPU)", "_array._wrap(np.asarray(S), CPU)"),
+        ("piece: _array.native_on(a, CPU, 'sum')", "_array.native_on(a, CPU, 'sum')"),
+        ("piece: _array.dispatch('sum', (a,), {}) (the general path)", "_array.dispatch('sum', (a,), {})"),
+    ],
+    "xp.sum(a) (1000, 1000)": [
+        ("NumPy: np.sum(Abig) (the work)", "np.sum(Abig)"),
+        ("+ array-api-compat: hn.sum(Abig)", "hn.sum(Abig)"),
+        ("+ wrap: _array._wrap_result(hn.sum(Abig), CPU, (Abig,))", "_array._wrap_result(hn.sum(Abig), CPU, (Abig,))"),
+        ("full: ua.sum(abig)", "ua.sum(abig)"),
+    ],
+    "a[1:3] (8,)": [
+        ("NumPy: An[1:3] (the work)", "An[1:3]"),
+        ("full: a[1:3] (__getitem__)", "a[1:3]"),
+        ("piece: object.__new__(UnifiedArray)", "object.__new__(UnifiedArray)"),
+        ("piece: CPU in a._buf._valid", "CPU in a._buf._valid"),
+        ("piece: a._view(s13) (the general view path)", "a._view(s13)"),
+    ],
+    "a[1:3, :] (1000, 1000)": [
+        ("NumPy: Abig[1:3, :] (the work)", "Abig[k2]"),
+        ("NumPy with unifiedarray's key: Abig[(slice(1, 3), slice(None), ...)]", "Abig[k2e]"),
+        ("+ _view: abig._view(k2)", "abig._view(k2)"),
+        ("full: abig[1:3, :] (__getitem__ → _is_basic_key → _view)", "abig[1:3, :]"),
+        ("piece: _array._is_basic_key(k2)", "_array._is_basic_key(k2)"),
+        ("piece: _array._view_key(k2)", "_array._view_key(k2)"),
+        ("piece: _array.native_on(abig, CPU, 'x')", "_array.native_on(abig, CPU, 'x')"),
+    ],
+    "xp.asarray(list) (8,)": [
+        ("NumPy: np.asarray(L) (the work)", "np.asarray(L)"),
+        ("+ _creation._to_host_array(L, None, CPU)", "_creation._to_host_array(L, None, CPU)"),
+        ("full: ua.asarray(L)", "ua.asarray(L)"),
+        ("piece: _creation._device(None)", "_creation._device(None)"),
+        ("piece: backend_for(CPU).check_dtype(f64, CPU, 'asarray')", "_creation.backend_for(CPU).check_dtype(f64, CPU, 'asarray')"),
+        ("piece: np.may_share_memory(An, L)", "np.may_share_memory(An, L)"),
+        ("piece: _array._wrap(An, CPU)", "_array._wrap(An, CPU)"),
+    ],
+    "xp.asarray(list) (1000, 1000)": [
+        ("NumPy: np.asarray(LL) (the work)", "np.asarray(LL)"),
+        ("+ _creation._to_host_array(LL, None, CPU)", "_creation._to_host_array(LL, None, CPU)"),
+        ("full: ua.asarray(LL)", "ua.asarray(LL)"),
+    ],
+}
+
+
+def time_block(env: dict[str, Any], rows: list[tuple[str, str]], rounds: int) -> list[tuple[str, float | None]]:
+    timers: list[tuple[str, timeit.Timer | None, int]] = []
+    for label, stmt in rows:
+        try:
+            t = timeit.Timer(stmt, globals=env)
+            t.timeit(1)
+            number = max(1, int(0.004 / max(min(t.repeat(3, 1)), 1e-7)))
+            timers.append((label, t, number))
+        except Exception as exc:  # a private name changed: say so, go on
+            print(f"  ({label}: cannot run: {type(exc).__name__}: {exc})", file=sys.stderr)
+            timers.append((label, None, 0))
+    best: dict[str, float] = {}
+    for r in range(rounds):
+        for label, t, number in C.in_round(timers, r):
+            if t is None:
+                continue
+            us = t.timeit(number) / number * 1e6
+            best[label] = min(best.get(label, us), us)
+    return [(label, best.get(label)) for label, _ in rows]
+
+
+def render_block(title: str, results: list[tuple[str, float | None]], markdown: bool) -> str:
+    rows = []
+    prev = None
+    for label, us in results:
+        if us is None:
+            rows.append([label, "n/a", ""])
+            continue
+        step = ""
+        if not label.startswith("piece:"):
+            step = "" if prev is None else f"{us - prev:+.2f}"
+            prev = us
+        rows.append([f"`{label}`" if markdown else label, C.fmt_time_us(us), step])
+    headers = ["step", "µs per call (min)", "added by this layer"]
+    table = C.markdown_table(headers, rows, "lrr") if markdown else C.text_table(headers, rows)
+    return f"{'#### ' if markdown else ''}{title}\n\n{table}"
+
+
+def cprofile_block(env: dict[str, Any], stmt: str, n: int, top: int) -> str:
+    code = compile(f"for _ in range({n}):\n    {stmt}", "<bench>", "exec")
+    prof = cProfile.Profile()
+    prof.enable()
+    exec(code, env)
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
+    lines = [ln for ln in out.getvalue().splitlines() if ln.strip()]
+    start = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("ncalls"))
+    body = [ln.replace(C.ROOT + "/", "") for ln in lines[start:]]
+    return f"cProfile of {n:,} × `{stmt}` (sorted by internal time):\n\n```\n" + "\n".join(body) + "\n```"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--markdown", action="store_true")
+    p.add_argument("--rounds", type=int, default=15)
+    p.add_argument("--no-cprofile", action="store_true")
+    args = p.parse_args(argv)
+    env = _env()
+    print(C.info_block(args.markdown), end="\n\n")
+    for title, rows in BLOCKS.items():
+        rounds = 5 if "asarray" in title and "1000" in title else 31 if "sum" in title and "1000" in title else args.rounds
+        print(render_block(title, time_block(env, rows, rounds), args.markdown), end="\n\n", flush=True)
+    if not args.no_cprofile:
+        for stmt, n in (("a + b", 200_000), ("ua.sum(a)", 100_000), ("a[1:3]", 200_000),
+                        ("abig[1:3, :]", 200_000), ("ua.asarray(L)", 100_000)):
+            print(cprofile_block(env, stmt, n, 12), end="\n\n", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
