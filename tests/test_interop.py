@@ -106,13 +106,39 @@ def test_dlpack_host_export_is_read_only_unless_copied():
     assert float(x[0]) == 1.0
 
 
-def test_legacy_dlpack_export_counts_as_a_write():
+def test_legacy_dlpack_export_is_a_copy_and_copy_false_is_a_lease():
     x = xp.asarray([1.0, 2.0])
     if HAS_MLX:
         x._buf.read("mlx")
-    capsule = x.__dlpack__()  # legacy: cannot be told read-only
-    assert capsule is not None
-    assert x._buf.valid_devices == {"cpu"}  # the other copies are stale now
+    before = x._buf.valid_devices
+    assert x.__dlpack__() is not None  # legacy consumer, copy=None: a copy, nothing marked
+    assert x._buf.valid_devices == before
+    x.__dlpack__(copy=False)  # legacy and no copy allowed: the export is a lease (a write)
+    assert x._buf.valid_devices == {"cpu"}
+
+
+@needs_mlx
+def test_mlx_functions_do_not_mark_the_array_written():
+    import mlx.core as mx
+
+    x = xp.asarray(np.arange(4, dtype=np.float32), device="mlx")
+    np.asarray(x)
+    mx.sin(x)
+    assert x.buffer.state is xp.BufferState.SYNCHRONIZED
+    _, t = moves(lambda: np.asarray(x))
+    assert t.count == 0
+
+
+@needs_mlx
+def test_mlx_results_can_be_read_from_another_thread():
+    import threading
+
+    y = xp.asarray([1.0, 2.0], device="mlx") * 2
+    out = {}
+    t = threading.Thread(target=lambda: out.update(v=(y + 0).tolist()))
+    t.start()
+    t.join()
+    assert out == {"v": [2.0, 4.0]}
 
 
 @needs_mlx
@@ -324,9 +350,7 @@ def test_dask_keeps_the_chunk_type(device):
 
     d = da.from_array(x, chunks=(4, 4), asarray=False)
     assert type(d._meta) is UnifiedArray
-    # MLX (0.32) evaluates a lazy graph only in the thread that built it, so
-    # MLX chunks use dask's synchronous scheduler (docs/interop.md).
-    scheduler = "synchronous" if device == "mlx" else "threads"
+    scheduler = "threads"  # MLX results are evaluated where built: threads work on MLX too
     for expr, expected in (
         ((d * 2 + 1), xn * 2 + 1),
         (d.sum(axis=0), xn.sum(axis=0)),

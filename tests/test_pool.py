@@ -76,8 +76,9 @@ def test_limit_trim_and_out_of_memory():
     assert isinstance(info.value, MemoryError)
     pool.release(held.pop())
     # The freed block is reused, and a different class fits after trimming.
-    pool.acquire((4096,), dtype=np.float32)
-    pool.release(held.pop())
+    held.append(pool.acquire((4096,), dtype=np.float32))
+    assert pool.stats()["hits"] == 1
+    pool.release(held.pop(0))
     small = pool.acquire((100,), dtype=np.float32)  # needs a 4 KiB block: the pooled 16 KiB is trimmed
     assert small.nbytes == 400
     assert pool.stats()["bytes_pooled"] == 0
@@ -86,13 +87,25 @@ def test_limit_trim_and_out_of_memory():
 def test_out_of_memory_collects_garbage_and_retries():
     pool = MemoryPool()
     pool.set_limit(32 * 1024)
-    pool.acquire((4096,), dtype=np.float32)  # never released, but dropped
-    gc.collect()
-    # Blocks of dropped buffers are not pooled again (release is the API),
-    # so the pool is honest: in-use bytes stay counted and the limit holds.
+    held = pool.acquire((4096,), dtype=np.float32)
+    pool.acquire((4096,), dtype=np.float32)  # dropped at once, never released
+    # The limit is reached; collecting the dropped buffer frees its bytes.
+    third = pool.acquire((4096,), dtype=np.float32)
+    assert pool.stats()["bytes_in_use"] == 2 * 16384
     with pytest.raises(OutOfMemoryError):
-        for _ in range(2):
-            pool.acquire((4096,), dtype=np.float32)
+        pool.acquire((4096,), dtype=np.float32)  # two live buffers: truly full
+    del held, third
+
+
+def test_dropped_buffers_leave_the_accounting_but_their_blocks_are_not_reused():
+    pool = MemoryPool()
+    a = pool.acquire((1000,), dtype=np.float32)
+    view = a.host
+    del a
+    gc.collect()
+    assert pool.stats()["bytes_in_use"] == 0
+    b = pool.acquire((1000,), dtype=np.float32)
+    assert b.to_numpy().ctypes.data != view.ctypes.data  # the old view's memory is not handed on
 
 
 def test_fraction_limit_and_trim_threshold():

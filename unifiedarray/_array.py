@@ -24,7 +24,6 @@ Example
 
 from __future__ import annotations
 
-import threading
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -51,6 +50,17 @@ def namespace_for(dev: Device) -> Any:
     return ns
 
 
+_MX: list = [None]  # mlx.core, imported on first MLX result
+
+
+def _mx() -> Any:
+    if _MX[0] is None:
+        import mlx.core as mx
+
+        _MX[0] = mx
+    return _MX[0]
+
+
 def _dtype_of_native(native: Any, dev: Device) -> np.dtype:
     if dev.kind == "mlx":
         from .backends.mlx_backend import np_dtype
@@ -67,12 +77,13 @@ def _wrap(native: Any, dev: Device) -> "UnifiedArray":
         dtype = native.dtype
     else:
         dtype = _dtype_of_native(native, dev)
-        if dev == MLX and threading.active_count() > 1:
+        if dev == MLX:
             # MLX (0.32) evaluates a lazy graph only in the thread that built
-            # it.  With several threads about (dask's pool, a user's workers)
-            # a result starts evaluating where it was built, without waiting,
-            # so any thread can read it later.  Single-threaded code stays lazy.
-            backend_for(dev).mx.async_eval(native)  # type: ignore[attr-defined]
+            # it, and an array may be read later from any thread (dask's pool,
+            # a user's workers).  So each result starts evaluating where it
+            # was built, without waiting for it: the caller is not blocked,
+            # and no thread-bound graph escapes.
+            _mx().async_eval(native)
     arr = object.__new__(UnifiedArray)
     buf = arr._buf = UnifiedBuffer._wrap(native, dev, dtype)
     arr._key = None

@@ -210,6 +210,7 @@ def __dlpack__(
 ) -> Any:
     dev = self.device
     kwargs: dict[str, Any] = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
+    versioned = max_version is not None and tuple(max_version) >= (1, 0)
     if dl_device is not None and dl_device[0] == 1 and dev != CPU:
         # The consumer wants the data on the CPU: that is a copy.
         if copy is False:
@@ -218,21 +219,37 @@ def __dlpack__(
         return host.__dlpack__(max_version=max_version, copy=False)
     if dev == CPU:
         host = native_on(self, CPU, "__dlpack__")
-        if copy:
-            return np.array(host, copy=True).__dlpack__(stream=stream, **kwargs)
-        if max_version is not None and tuple(max_version) >= (1, 0):
+        if copy or (copy is None and not versioned):
+            # A copy (asked for, or the standard's choice under copy=None for a
+            # legacy consumer, which cannot be told "read-only").
+            return np.array(host, copy=True).__dlpack__(stream=stream, **_legacy_safe(kwargs, versioned))
+        if versioned:
             view = host.view()
             view.flags.writeable = False  # exported with DLPack's read-only flag
             return view.__dlpack__(stream=stream, **kwargs)
-        # A legacy consumer cannot be told "read-only": the export is a lease.
+        # copy=False from a legacy consumer: the export is a lease (a write).
         return self._buf._lease(CPU, "__dlpack__").__dlpack__(stream=stream)
-    if not copy:
-        self._buf._lease(dev, "__dlpack__")  # the consumer may write: presume it does
-    native = native_on(self, dev, "__dlpack__")
+    if dev == MLX and copy is not False:
+        # MLX's exports carry no read-only flag; a copy keeps the buffer safe
+        # from a consumer that writes, and MLX's own import copies anyway.
+        native = backend_for(MLX).copy(native_on(self, MLX, "__dlpack__"))  # type: ignore[attr-defined]
+        return native.__dlpack__()
+    if copy:
+        native = native_on(self, dev, "__dlpack__").copy()
+    else:
+        self._buf._lease(dev, "__dlpack__")  # zero-copy on CUDA: the consumer may write
+        native = native_on(self, dev, "__dlpack__")
     try:
         return native.__dlpack__(stream=stream, **kwargs)
     except TypeError:  # producers that predate the 2023.12 keywords
         return native.__dlpack__(stream=stream) if stream is not None else native.__dlpack__()
+
+
+def _legacy_safe(kwargs: dict[str, Any], versioned: bool) -> dict[str, Any]:
+    """NumPy's exporter takes the 2023.12 keywords; a copy needs no copy=."""
+    out = dict(kwargs)
+    out["copy"] = None
+    return out if versioned else {}
 
 
 def __dlpack_device__(self: UnifiedArray) -> tuple[int, int]:

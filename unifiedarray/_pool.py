@@ -148,6 +148,7 @@ class MemoryPool:
         self._spaces: dict[tuple[Device, bool], _SpacePool] = {}
         self._acquires = 0
         self._checked: set[tuple[Device, np.dtype]] = set()
+        self._finalizers: dict[int, weakref.finalize] = {}
         self.trim_threshold = trim_threshold
 
     def _space(self, device: Device, pinned: bool) -> _SpacePool:
@@ -178,6 +179,9 @@ class MemoryPool:
             self._checked.add(key)
         buf = UnifiedBuffer._blank(_normalize_shape(shape), dt, dev, bool(pinned))
         buf._pool = self
+        # A buffer dropped without release() gives its bytes back to the
+        # accounting (not its blocks to reuse: views of it may still exist).
+        self._finalizers[id(buf)] = weakref.finalize(buf, self._forget, buf._copies, buf.nbytes, bool(pinned), id(buf))
         self._acquires += 1
         if dev.kind != "mlx":
             # Take the placement's block now, so that acquire is where a hit
@@ -195,6 +199,9 @@ class MemoryPool:
         with buf._lock:
             if buf._released:
                 raise RuntimeError("release: this buffer was already released")
+            finalizer = self._finalizers.pop(id(buf), None)
+            if finalizer is not None:
+                finalizer.detach()
             buf._set_valid(frozenset())  # revokes outstanding host handles
             buf._released = True
             copies, buf._copies = buf._copies, {}
@@ -257,6 +264,18 @@ class MemoryPool:
             return sum(
                 s.trim(keep) for (d, _), s in self._spaces.items() if device is None or d == Device.parse(device)
             )
+
+    def _forget(self, copies: dict, nbytes: int, pinned: bool, key: int) -> None:
+        with self._lock:
+            self._finalizers.pop(key, None)
+            for dev, native in copies.items():
+                block = _block_of(native)
+                if block is None:
+                    continue
+                space = self._space(dev, pinned)
+                space.in_use_bytes -= block.nbytes
+                space.requested_bytes -= nbytes
+                space.in_use_by_class[block.nbytes] -= 1
 
     # -- used by UnifiedBuffer ----------------------------------------------------------
     def _allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool) -> Any:

@@ -152,5 +152,13 @@ class MLXBackend(Backend):
     def detach(self, native: Any) -> Any:
         """A new handle on the same data, so that writes through the old
         handle (MLX's in-place ``a[i] = v`` rebinds that handle only) no
-        longer reach the buffer's copy."""
-        return self.mx.array(native, dtype=native.dtype)  # without dtype= MLX gives float32
+        longer reach the buffer's copy.  A same-shape reshape shares the
+        memory (no copy); MLX copies on write, so neither handle's writes
+        reach the other."""
+        return self.mx.reshape(native, native.shape)
+
+    def copy(self, native: Any) -> Any:
+        """A real copy in MLX memory (for exports whose consumer may write)."""
+        out = self.mx.array(native, dtype=native.dtype)  # without dtype= MLX gives float32
+        self.mx.eval(out)
+        return out

@@ -250,12 +250,18 @@ def to_host(x: Array, reason: str) -> np.ndarray:
     return host
 
 
+def contiguous(host: np.ndarray) -> np.ndarray:
+    """``host`` in C order, 0-d arrays kept 0-d (``np.ascontiguousarray``
+    makes them 1-d)."""
+    return host if host.flags.c_contiguous else np.array(host, order="C")
+
+
 def from_host(host: np.ndarray, reason: str) -> Array:
     """A NumPy array as an MLX array of the same dtype, the move counted."""
     host = np.asarray(host)
     dt = check_holdable(reason, host.dtype)
     with transfer("cpu", "mlx", host.nbytes, reason=reason):
-        out = mx.array(np.ascontiguousarray(host), dtype=dt)
+        out = mx.array(contiguous(host), dtype=dt)
         mx.eval(out)
     return out
 

@@ -28,6 +28,7 @@ from ._core import (
     as_np_dtype,
     check_holdable,
     common_dtype,
+    contiguous,
     dtype_of,
     float64_on_cpu,
     fresh,
@@ -288,7 +289,7 @@ def asarray(
         host = host.astype(DEFAULT_COMPLEX)  # this namespace's default complex dtype
     mdt = check_holdable("asarray", host.dtype)
     with transfer("cpu", "mlx", host.nbytes, reason="mlx asarray", explicit=True):
-        out = mx.array(np.ascontiguousarray(host), dtype=mdt)
+        out = mx.array(contiguous(host), dtype=mdt)
         mx.eval(out)
     return out
 

@@ -62,7 +62,7 @@ class UniqueInverseResult(NamedTuple):
 
 def upload_index_arrays(arrays: Sequence[np.ndarray], reason: str) -> list[Array]:
     """Move several int64 host arrays to MLX as one counted move, then split."""
-    flat = [np.ascontiguousarray(a, dtype=np.int64).reshape(-1) for a in arrays]
+    flat = [np.asarray(a, dtype=np.int64).reshape(-1) for a in arrays]
     if not flat:
         return []
     packed = from_host(np.concatenate(flat) if len(flat) > 1 else flat[0], reason)

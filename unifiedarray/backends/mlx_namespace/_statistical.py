@@ -41,12 +41,23 @@ def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool
     return tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
+# What a reduction over nothing gives.  MLX's reductions of empty arrays
+# that came from NumPy read uninitialised data (prod gives 0, all False).
+_EMPTY = {"sum": 0, "prod": 1, "mean": math.nan, "all": True, "any": False}
+
+
+def _empty_result(name: str, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool, dtype: Any) -> Array:
+    return mx.full(_reduced_shape(shape, axes, keepdims), _EMPTY[name], dtype=dtype)
+
+
 def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, dtype: Any, keepdims: bool) -> Array:
     require_array(x, name)
     out = result_dtype(name, x, dtype=dtype)
-    check_holdable(name, out)
+    mdt = check_holdable(name, out)
     axes = normalize_axes(axis, x.ndim, name)
     with cpu_if(out, x.dtype):
+        if x.size == 0 and axes:
+            return _empty_result(name, tuple(x.shape), axes, keepdims, mdt)
         xc = cast(x, out, name)
         if not axes:
             return fresh(xc) if xc is x else xc
@@ -172,6 +183,8 @@ def all(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # 
     """Array API ``all`` (NaN counts as true)."""
     require_array(x, "all")
     axes = normalize_axes(axis, x.ndim, "all")
+    if x.size == 0 and axes:
+        return _empty_result("all", tuple(x.shape), axes, keepdims, mx.bool_)
     b = x if x.dtype == mx.bool_ else x != 0
     if not axes:
         return fresh(b) if b is x else b
@@ -183,6 +196,8 @@ def any(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # 
     """Array API ``any`` (NaN counts as true)."""
     require_array(x, "any")
     axes = normalize_axes(axis, x.ndim, "any")
+    if x.size == 0 and axes:
+        return _empty_result("any", tuple(x.shape), axes, keepdims, mx.bool_)
     b = x if x.dtype == mx.bool_ else x != 0
     if not axes:
         return fresh(b) if b is x else b
@@ -200,6 +215,8 @@ def diff(
     if x.ndim == 0:
         raise ValueError("mlx diff: x must have at least one dimension")
     ax = normalize_axis(axis, x.ndim, "diff")
+    if n == 0:
+        return fresh(x)  # NumPy ignores prepend and append then
     parts = [p for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         dt = common_dtype(*parts)
@@ -207,8 +224,6 @@ def diff(
         a = mx.concatenate([cast(p, dt, "diff") for p in parts], axis=ax)
     else:
         a = x
-    if n == 0:
-        return fresh(a) if a is x else a
     lo = [slice(None)] * a.ndim
     hi = [slice(None)] * a.ndim
     for _ in range(n):
