@@ -239,7 +239,15 @@ def main(argv: list[str] | None = None) -> int:
                         "short batches are less often hit by another process's time slice")
     p.add_argument("--sizes", default="small,large", help="which cases: small, large or both (default)")
     p.add_argument("--json", metavar="FILE", help="also write every measurement to FILE")
+    p.add_argument("--render", metavar="FILE", help="measure nothing: print the tables of a --json FILE")
     args = p.parse_args(argv)
+    if args.render:
+        with open(args.render) as f:
+            saved = json.load(f)
+        print(C.info_block(args.markdown, saved["machine"]), end="\n\n")
+        print(render(saved["results"], args.markdown))
+        print(f"\n(rendered from {args.render})")
+        return 0
     sizes = [x.strip() for x in args.sizes.split(",")]
     if not set(sizes) <= {"small", "large"}:
         p.error("--sizes takes small, large or small,large")

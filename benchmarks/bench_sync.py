@@ -270,7 +270,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds-small", type=int, default=120, help="rounds for sizes under 64 MB (default 120, raised to a whole number of balanced cycles)")
     p.add_argument("--rounds-large", type=int, default=21, help="rounds for sizes of 64 MB and more (default 21, raised likewise)")
     p.add_argument("--json", metavar="FILE", help="also write every measurement to FILE")
+    p.add_argument("--render", metavar="FILE", help="measure nothing: print the tables of a --json FILE")
     args = p.parse_args(argv)
+
+    if args.render:
+        with open(args.render) as f:
+            saved = json.load(f)
+        print(C.info_block(args.markdown, saved["machine"]), end="\n\n")
+        print(render(saved["rows"], args.markdown, saved["dirty"]))
+        print(f"\n(dirty mode: {saved['dirty']}; rendered from {args.render})")
+        return 0
 
     if args.quick:
         args.rounds_small, args.rounds_large = 5, 3

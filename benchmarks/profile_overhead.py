@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import os
 import pstats
 import sys
 import threading
@@ -121,7 +122,6 @@ BLOCKS: dict[str, list[tuple[str, str]]] = {
         ("full: ua.asarray(L)", "ua.asarray(L)"),
         ("piece: _creation._device(None)", "_creation._device(None)"),
         ("piece: backend_for(CPU).check_dtype(f64, CPU, 'asarray')", "_creation.backend_for(CPU).check_dtype(f64, CPU, 'asarray')"),
-        ("piece: np.may_share_memory(An, L)", "np.may_share_memory(An, L)"),
         ("piece: _array._wrap(An, CPU)", "_array._wrap(An, CPU)"),
     ],
     "xp.asarray(list) (1000, 1000)": [
@@ -162,7 +162,8 @@ def render_block(title: str, results: list[tuple[str, float | None]], markdown: 
             continue
         step = ""
         if not label.startswith("piece:"):
-            step = "" if prev is None else f"{us - prev:+.2f}"
+            diff = 0.0 if prev is None else us - prev
+            step = "" if prev is None else f"{diff:+,.0f}" if abs(diff) >= 100 else f"{diff:+.2f}"
             prev = us
         rows.append([f"`{label}`" if markdown else label, C.fmt_time_us(us), step])
     headers = ["step", "µs per call (min)", "added by this layer"]
@@ -180,7 +181,8 @@ def cprofile_block(env: dict[str, Any], stmt: str, n: int, top: int) -> str:
     pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
     lines = [ln for ln in out.getvalue().splitlines() if ln.strip()]
     start = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("ncalls"))
-    body = [ln.replace(C.ROOT + "/", "") for ln in lines[start:]]
+    lib_parent = os.path.dirname(os.path.dirname(os.path.abspath(ua.__file__))) + "/"
+    body = [ln.replace(lib_parent, "").replace(C.ROOT + "/", "") for ln in lines[start:]]
     return f"cProfile of {n:,} × `{stmt}` (sorted by internal time):\n\n```\n" + "\n".join(body) + "\n```"
 
 
@@ -193,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     env = _env()
     print(C.info_block(args.markdown), end="\n\n")
     for title, rows in BLOCKS.items():
-        rounds = 5 if "asarray" in title and "1000" in title else 31 if "sum" in title and "1000" in title else args.rounds
+        rounds = 9 if "asarray" in title and "1000" in title else 31 if "sum" in title and "1000" in title else args.rounds
         print(render_block(title, time_block(env, rows, rounds), args.markdown), end="\n\n", flush=True)
     if not args.no_cprofile:
         for stmt, n in (("a + b", 200_000), ("ua.sum(a)", 100_000), ("a[1:3]", 200_000),

@@ -105,7 +105,7 @@ def _wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
                         break
             return _wrap(res, dev)
         if isinstance(res, np.generic):
-            return _wrap(np.asarray(res), dev)
+            return _wrap(res[...], dev)  # a 0-d array from a NumPy scalar
     backend_native = _is_native(res, dev)
     if backend_native:
         if inputs and dev != MLX and (getattr(res, "base", None) is not None or any(res is i for i in inputs)):
@@ -421,8 +421,13 @@ class UnifiedArray:
     # -- indexing --------------------------------------------------------------
     def __getitem__(self, key: Any) -> "UnifiedArray":
         buf = self._buf
-        if type(key) is slice and self._key is None and CPU in buf._valid and buf._placement == CPU:
-            # The commonest view, on the host: a slice of a whole array.
+        if (
+            self._key is None
+            and buf._placement == CPU
+            and CPU in buf._valid
+            and (type(key) is slice or (type(key) is tuple and all(type(k) is slice for k in key)))
+        ):
+            # The commonest views, on the host: slices of a whole array.
             view = buf._copies[CPU][key]
             out = object.__new__(UnifiedArray)
             out._buf = buf

@@ -123,6 +123,8 @@ class HostHandle(np.ndarray):
         return arr[()] if return_scalar else arr
 
 
+_MAKE_LOCK = threading.Lock()
+
 # frozenset({device}) per device, shared: "only this copy is valid".
 _ONLY: dict[Device, frozenset] = {}
 
@@ -159,7 +161,7 @@ class UnifiedBuffer:
         "_placement",
         "_copies",
         "_valid",
-        "_lock",
+        "_lock_obj",
         "_host_handles",
         "_mlx_leased",
         "_released",
@@ -190,7 +192,7 @@ class UnifiedBuffer:
         self._placement = device
         self._copies = {}
         self._valid = frozenset()
-        self._lock = threading.RLock()
+        self._lock_obj = None  # made on first use: most results never need it
         self._host_handles = []
         self._mlx_leased = False
         self._released = False
@@ -224,7 +226,7 @@ class UnifiedBuffer:
         if valid is None:
             valid = _ONLY[device] = frozenset((device,))
         self._valid = valid
-        self._lock = threading.RLock()
+        self._lock_obj = None  # made on first use: most results never need it
         self._host_handles = []
         self._mlx_leased = False
         self._released = False
@@ -232,6 +234,18 @@ class UnifiedBuffer:
         self._pool = None
         self._pending = None
         return self
+
+    @property
+    def _lock(self) -> threading.RLock:
+        """This buffer's lock, made on first use (under a global lock, so two
+        threads never make two)."""
+        lock = self._lock_obj
+        if lock is None:
+            with _MAKE_LOCK:
+                lock = self._lock_obj
+                if lock is None:
+                    lock = self._lock_obj = threading.RLock()
+        return lock
 
     # -- facts -------------------------------------------------------------
     @property
@@ -380,6 +394,10 @@ class UnifiedBuffer:
             self._set_valid(self._valid | {CPU})
         if dev != CPU:
             with transfer("cpu", str(dev), nbytes, reason, explicit, guarded):
+                if dev == MLX:
+                    # MLX arrays are values: the stale copy cannot be reused,
+                    # so free it first and let the allocator reuse its memory.
+                    self._copies.pop(MLX, None)
                 if blocking:
                     self._copies[dev] = backend.upload(self._copies[CPU], dev, into=self._copies.get(dev))
                 else:

@@ -244,8 +244,16 @@ def asarray(
     >>> xp.asarray([1, 2]).dtype
     dtype('int64')
     """
+    tobj = type(obj)
+    if (tobj is list or tobj is tuple) and dtype is None and device is None and copy is not False:
+        dev = get_default_device()
+        if dev == CPU:
+            # The commonest call, kept short: a list of numbers to the host.
+            host = np.asarray(obj)
+            if host.dtype.kind in "biuf" or host.dtype == np.complex128:
+                return _wrap(host, CPU)
     dt = None if dtype is None else _as_dtype(dtype)
-    if type(obj) is UnifiedArray:
+    if tobj is UnifiedArray:
         return _asarray_own(obj, dt, device, copy)
     if copy is False:
         raise ValueError(
@@ -253,7 +261,6 @@ def asarray(
             "cannot watch could serve stale data; use copy=None or True"
         )
     dev = _device(device)
-    tobj = type(obj)
     backend = None if tobj in (list, tuple, float, int, bool, complex, np.ndarray) else backend_of_native(obj)
     if backend is not None and backend.name != "numpy" and getattr(obj, "ndim", None) is not None:
         src_dev = backend.device_of(obj)

@@ -282,7 +282,11 @@ def _bitwise(fn: Callable[[Array, Array], Array], logical: Callable[[Array, Arra
 
 
 def _pow(a: Array, b: Array) -> Array:
-    return mx.power(a, b)
+    out = mx.power(a, b)
+    if a.dtype == mx.complex64:
+        # MLX gives 0j ** 0j = nan; x ** 0 is 1 for every x.
+        out = mx.where(b == 0, mx.ones_like(out), out)
+    return out
 
 
 # -- the tables ---------------------------------------------------------------------------------
@@ -443,11 +447,16 @@ for _name, _impl2 in BINARY.items():
 del _name, _impl, _impl2
 
 
-@float64_on_cpu
 def clip(x: Array, /, min: Optional[Any] = None, max: Optional[Any] = None) -> Array:
     """Array API ``clip``: the result keeps ``x``'s dtype; NaN in ``x``,
     ``min`` or ``max`` gives NaN."""
     require_array(x, "clip")
+    bounds = [b.dtype for b in (min, max) if is_array(b)]
+    with cpu_if(x.dtype, *bounds, *(common_dtype(x, b) for b in (min, max) if is_array(b))):
+        return _clip(x, min, max)
+
+
+def _clip(x: Array, min: Optional[Any], max: Optional[Any]) -> Array:
     dt = dtype_of(x)
     if dt.kind == "c":
         raise TypeError("mlx clip: complex input is not ordered")

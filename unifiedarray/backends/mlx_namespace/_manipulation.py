@@ -20,6 +20,7 @@ from ._core import (
     cast,
     check_holdable,
     common_dtype,
+    cpu_if,
     dtype_of,
     float64_on_cpu,
     fresh,
@@ -35,10 +36,6 @@ Axes = Union[int, Sequence[int]]
 
 
 def _promoted(arrays: Sequence[Array], op: str) -> list[Array]:
-    if not arrays:
-        raise ValueError(f"mlx {op}: need at least one array")
-    for a in arrays:
-        require_array(a, op)
     dt = common_dtype(*arrays)
     check_holdable(op, dt)
     return [cast(a, dt, op) for a in arrays]
@@ -69,16 +66,25 @@ def broadcast_to(x: Array, /, shape: tuple[int, ...]) -> Array:
     return mx.broadcast_to(x, shape)
 
 
-@float64_on_cpu
+def _check_arrays(arrays: Sequence[Array], op: str) -> None:
+    if not arrays:
+        raise ValueError(f"mlx {op}: need at least one array")
+    for a in arrays:
+        require_array(a, op)
+
+
 def concat(arrays: Sequence[Array], /, *, axis: Optional[int] = 0) -> Array:
     """Array API ``concat``; dtypes promote."""
-    parts = _promoted(list(arrays), "concat")
-    if axis is None:
-        return mx.concatenate([p.reshape(-1) for p in parts])
-    ndim = parts[0].ndim
-    if ndim == 0:
-        raise ValueError("mlx concat: zero-dimensional arrays cannot be concatenated")
-    return mx.concatenate(parts, axis=normalize_axis(axis, ndim, "concat"))
+    arrays = list(arrays)
+    _check_arrays(arrays, "concat")
+    with cpu_if(common_dtype(*arrays)):
+        parts = _promoted(list(arrays), "concat")
+        if axis is None:
+            return mx.concatenate([p.reshape(-1) for p in parts])
+        ndim = parts[0].ndim
+        if ndim == 0:
+            raise ValueError("mlx concat: zero-dimensional arrays cannot be concatenated")
+        return mx.concatenate(parts, axis=normalize_axis(axis, ndim, "concat"))
 
 
 @float64_on_cpu
@@ -215,14 +221,16 @@ def squeeze(x: Array, /, axis: Axes) -> Array:
     return mx.squeeze(x, axis=list(axes))
 
 
-@float64_on_cpu
 def stack(arrays: Sequence[Array], /, *, axis: int = 0) -> Array:
     """Array API ``stack``; dtypes promote."""
-    parts = _promoted(list(arrays), "stack")
-    shape = parts[0].shape
-    if any(p.shape != shape for p in parts):
-        raise ValueError("mlx stack: all arrays must have the same shape")
-    return mx.stack(parts, axis=normalize_axis(axis, len(shape) + 1, "stack"))
+    arrays = list(arrays)
+    _check_arrays(arrays, "stack")
+    with cpu_if(common_dtype(*arrays)):
+        parts = _promoted(list(arrays), "stack")
+        shape = parts[0].shape
+        if any(p.shape != shape for p in parts):
+            raise ValueError("mlx stack: all arrays must have the same shape")
+        return mx.stack(parts, axis=normalize_axis(axis, len(shape) + 1, "stack"))
 
 
 @float64_on_cpu

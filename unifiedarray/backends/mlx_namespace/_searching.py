@@ -151,10 +151,11 @@ def searchsorted(
         x1 = mx.take(x1, require_array(sorter, "searchsorted").astype(_MX_INDEX))
     dt = common_dtype(x1, x2)
     check_holdable("searchsorted", dt)
-    a, v = cast(x1, dt, "searchsorted"), cast(x2, dt, "searchsorted")
-    if a.size == 0:
-        return mx.zeros(v.shape, dtype=_MX_INDEX)
-    return mx.searchsorted(a, v, side=side).astype(_MX_INDEX)
+    with cpu_if(dt):
+        a, v = cast(x1, dt, "searchsorted"), cast(x2, dt, "searchsorted")
+        if a.size == 0:
+            return mx.zeros(v.shape, dtype=_MX_INDEX)
+        return mx.searchsorted(a, v, side=side).astype(_MX_INDEX)
 
 
 @float64_on_cpu
@@ -268,12 +269,13 @@ def isin(x1: Any, x2: Any, /, *, invert: bool = False) -> Array:
         raise TypeError("mlx isin: at least one argument must be an mlx array")
     dt = common_dtype(x1, x2)
     check_holdable("isin", dt)
-    a = cast(x1, dt, "isin")
-    b = cast(x2, dt, "isin").reshape(-1)
-    if b.size == 0:
-        found = mx.zeros(a.shape, dtype=mx.bool_)
-    else:
-        s = mx.sort(b)
-        idx = mx.minimum(mx.searchsorted(s, a), b.size - 1)
-        found = mx.take(s, idx) == a
-    return mx.logical_not(found) if invert else found
+    with cpu_if(dt):
+        a = cast(x1, dt, "isin")
+        b = cast(x2, dt, "isin").reshape(-1)
+        if b.size == 0:
+            found = mx.zeros(a.shape, dtype=mx.bool_)
+        else:
+            s = mx.sort(b)
+            idx = mx.minimum(mx.searchsorted(s, a), b.size - 1)
+            found = mx.take(s, idx) == a
+        return mx.logical_not(found) if invert else found

@@ -30,6 +30,7 @@ from ._core import (
     normalize_axis,
     require_array,
     result_dtype,
+    scalar,
 )
 
 Axis = Optional[Union[int, tuple[int, ...]]]
@@ -47,7 +48,9 @@ _EMPTY = {"sum": 0, "prod": 1, "mean": math.nan, "all": True, "any": False}
 
 
 def _empty_result(name: str, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool, dtype: Any) -> Array:
-    return mx.full(_reduced_shape(shape, axes, keepdims), _EMPTY[name], dtype=dtype)
+    # mx.full(shape, nan, dtype=complex64) gives float32: pass a typed value.
+    value = scalar(_EMPTY[name], dtype_of(mx.zeros((), dtype=dtype)))
+    return mx.full(_reduced_shape(shape, axes, keepdims), value)
 
 
 def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, dtype: Any, keepdims: bool) -> Array:
@@ -120,12 +123,9 @@ def _extreme(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, keep
     if not axes:
         return fresh(x)
     if x.size == 0:
-        shape = _reduced_shape(tuple(x.shape), axes, keepdims)
-        if math.prod(shape) != 0 or builtins.any(x.shape[a] == 0 for a in axes) and math.prod(shape) != 0:
-            raise ValueError(f"mlx {name}: zero-size reduction has no identity")
-        if builtins.any(x.shape[a] == 0 for a in axes) and not shape:
-            raise ValueError(f"mlx {name}: zero-size reduction has no identity")
-        return mx.zeros(shape, dtype=x.dtype)
+        if builtins.any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"mlx {name}: a reduction over an empty axis has no identity")
+        return mx.zeros(_reduced_shape(tuple(x.shape), axes, keepdims), dtype=x.dtype)
     with cpu_if(x.dtype):
         return reduce(x, axis=list(axes), keepdims=keepdims)
 
@@ -157,7 +157,7 @@ def _cumulative(
         if include_initial:
             shape = list(x.shape)
             shape[ax] = 1
-            init = mx.full(shape, identity, dtype=r.dtype)
+            init = (mx.zeros if identity == 0 else mx.ones)(shape, dtype=r.dtype)
             r = mx.concatenate([init, r], axis=ax)
         return fresh(r) if r is x else r
 
@@ -218,12 +218,14 @@ def diff(
     if n == 0:
         return fresh(x)  # NumPy ignores prepend and append then
     parts = [p for p in (prepend, x, append) if p is not None]
-    if len(parts) > 1:
-        dt = common_dtype(*parts)
-        check_holdable("diff", dt)
-        a = mx.concatenate([cast(p, dt, "diff") for p in parts], axis=ax)
-    else:
-        a = x
+    dt = common_dtype(*parts)
+    check_holdable("diff", dt)
+    with cpu_if(dt):
+        a = mx.concatenate([cast(p, dt, "diff") for p in parts], axis=ax) if len(parts) > 1 else x
+        return _differences(a, ax, n)
+
+
+def _differences(a: Array, ax: int, n: int) -> Array:
     lo = [slice(None)] * a.ndim
     hi = [slice(None)] * a.ndim
     for _ in range(n):
