@@ -133,6 +133,18 @@ class _SpacePool:
         }
 
 
+class _Lease:
+    """What the pool lent one buffer: its blocks, for release or collection."""
+
+    __slots__ = ("ref", "nbytes", "pinned", "blocks")
+
+    def __init__(self, ref: weakref.ref, nbytes: int, pinned: bool) -> None:
+        self.ref = ref
+        self.nbytes = nbytes
+        self.pinned = pinned
+        self.blocks: list[tuple[_SpacePool, Any]] = []
+
+
 class MemoryPool:
     """A pool of buffers for every memory space.
 
@@ -148,7 +160,7 @@ class MemoryPool:
         self._spaces: dict[tuple[Device, bool], _SpacePool] = {}
         self._acquires = 0
         self._checked: set[tuple[Device, np.dtype]] = set()
-        self._finalizers: dict[int, weakref.finalize] = {}
+        self._leases: dict[int, _Lease] = {}
         self.trim_threshold = trim_threshold
 
     def _space(self, device: Device, pinned: bool) -> _SpacePool:
@@ -179,9 +191,10 @@ class MemoryPool:
             self._checked.add(key)
         buf = UnifiedBuffer._blank(_normalize_shape(shape), dt, dev, bool(pinned))
         buf._pool = self
+        ident = id(buf)
         # A buffer dropped without release() gives its bytes back to the
         # accounting (not its blocks to reuse: views of it may still exist).
-        self._finalizers[id(buf)] = weakref.finalize(buf, self._forget, buf._copies, buf.nbytes, bool(pinned), id(buf))
+        self._leases[ident] = _Lease(weakref.ref(buf, lambda _, i=ident: self._dropped(i)), buf.nbytes, bool(pinned))
         self._acquires += 1
         if dev.kind != "mlx":
             # Take the placement's block now, so that acquire is where a hit
@@ -199,26 +212,31 @@ class MemoryPool:
         with buf._lock:
             if buf._released:
                 raise RuntimeError("release: this buffer was already released")
-            finalizer = self._finalizers.pop(id(buf), None)
-            if finalizer is not None:
-                finalizer.detach()
+            lease = self._leases.pop(id(buf))
             buf._set_valid(frozenset())  # revokes outstanding host handles
             buf._released = True
-            copies, buf._copies = buf._copies, {}
+            buf._copies = {}
         with self._lock:
-            for dev, native in copies.items():
-                block = _block_of(native)
-                if block is None:
-                    continue
-                space = self._space(dev, buf._pinned)
+            for space, block in lease.blocks:
                 size = block.nbytes
                 space.in_use_bytes -= size
-                space.requested_bytes -= buf.nbytes
+                space.requested_bytes -= lease.nbytes
                 space.in_use_by_class[size] -= 1
                 space.free[size].append(block)
                 space.pooled_bytes += size
                 if self.trim_threshold is not None and space.pooled_bytes > self.trim_threshold:
                     space.trim(self.trim_threshold)
+
+    def _dropped(self, ident: int) -> None:
+        """A buffer was garbage-collected without release()."""
+        with self._lock:
+            lease = self._leases.pop(ident, None)
+            if lease is None:
+                return
+            for space, block in lease.blocks:
+                space.in_use_bytes -= block.nbytes
+                space.requested_bytes -= lease.nbytes
+                space.in_use_by_class[block.nbytes] -= 1
 
     def stats(self, device: Optional[DeviceLike] = None) -> dict[str, Any]:
         """Acquires, hits, misses, hit rate, bytes in use and pooled, peak,
@@ -265,18 +283,6 @@ class MemoryPool:
                 s.trim(keep) for (d, _), s in self._spaces.items() if device is None or d == Device.parse(device)
             )
 
-    def _forget(self, copies: dict, nbytes: int, pinned: bool, key: int) -> None:
-        with self._lock:
-            self._finalizers.pop(key, None)
-            for dev, native in copies.items():
-                block = _block_of(native)
-                if block is None:
-                    continue
-                space = self._space(dev, pinned)
-                space.in_use_bytes -= block.nbytes
-                space.requested_bytes -= nbytes
-                space.in_use_by_class[block.nbytes] -= 1
-
     # -- used by UnifiedBuffer ----------------------------------------------------------
     def _allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool) -> Any:
         nbytes = buf.nbytes
@@ -295,6 +301,9 @@ class MemoryPool:
             space.requested_bytes += nbytes
             space.in_use_by_class[size] += 1
             space.peak_bytes = max(space.peak_bytes, space.in_use_bytes)
+        lease = self._leases.get(id(buf))
+        if lease is not None:
+            lease.blocks.append((space, block))
         view = block[:nbytes].view(buf._dtype).reshape(buf._shape)
         if zero:
             view.fill(0)
@@ -329,16 +338,6 @@ class MemoryPool:
 
 def _is_oom(exc: BaseException) -> bool:
     return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError"
-
-
-def _block_of(native: Any) -> Any:
-    """The pooled uint8 block a copy was carved from, or None."""
-    base = native
-    while getattr(base, "base", None) is not None:
-        base = base.base
-    if getattr(base, "dtype", None) == np.uint8 and base.ndim == 1 and base.nbytes >= _MIN_CLASS:
-        return base
-    return None
 
 
 _default_pool: Optional[MemoryPool] = None

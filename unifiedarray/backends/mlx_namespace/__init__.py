@@ -143,6 +143,8 @@ HOST_FALLBACKS: list[str] = [
     "repeat with an array of repeats: data-dependent shape (moves the repeats down and a gather "
     "index up; the gather runs in MLX)",
     "linalg.cholesky, det, inv, qr, slogdet, solve for complex64: MLX has no complex kernels",
+    "indices given as host data (a list or NumPy array in getitem, setitem or take): "
+    "the index moves to MLX",
 ]
 
 #: Where this namespace refuses (``TypeError`` naming mlx, dtype and operation).

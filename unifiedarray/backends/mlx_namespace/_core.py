@@ -17,7 +17,7 @@ import contextlib
 import functools
 import operator
 import warnings
-from typing import Any, Callable, Iterable, Optional, Sequence, TypeVar, Union
+from typing import Any, Callable, Iterable, Sequence, TypeVar, Union
 
 import array_api_compat.numpy as _compat
 import mlx.core as mx

@@ -19,21 +19,22 @@ replacement built from MLX primitives; the comment at each says why.
 
 from __future__ import annotations
 
+import contextlib
 import math
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 import mlx.core as mx
 import numpy as np
 
 from ._core import (
     BOOL,
+    FLOAT64,
     Array,
     cast,
     check_holdable,
     common_dtype,
     cpu_if,
     dtype_of,
-    float64_on_cpu,
     fresh,
     is_array,
     require_array,
@@ -124,7 +125,7 @@ def _logaddexp(a: Array, b: Array) -> Array:
 def _sign(x: Array) -> Array:
     if x.dtype == mx.complex64:
         mag = mx.abs(x)
-        unit = x / mag.astype(mx.complex64)
+        unit = _complex(mx.real(x) / mag, mx.imag(x) / mag)
         return mx.where(mag == 0, mx.zeros_like(x), unit)
     s = mx.sign(x)
     if mx.issubdtype(x.dtype, mx.floating):
@@ -266,7 +267,7 @@ def _expm1(x: Array) -> Array:
     half = mx.sin(b * 0.5)
     re = mx.expm1(a) * mx.cos(b) - 2.0 * half * half
     im = mx.exp(a) * mx.sin(b)
-    return re.astype(mx.complex64) + mx.array(1j, dtype=mx.complex64) * im.astype(mx.complex64)
+    return _complex(re, im)
 
 
 def _as_bool(x: Array) -> Array:
@@ -279,6 +280,23 @@ def _logical(fn: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Ar
 
 def _bitwise(fn: Callable[[Array, Array], Array], logical: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
     return lambda a, b: logical(a, b) if a.dtype == mx.bool_ else fn(a, b)
+
+
+def _complex(re: Array, im: Array) -> Array:
+    """A complex64 array from float32 parts, exactly (re + 1j * im would
+    turn an infinite part into nan)."""
+    return mx.view(mx.stack([re, im], axis=-1), mx.complex64).squeeze(-1)
+
+
+def _divide(a: Array, b: Array) -> Array:
+    out = mx.divide(a, b)
+    if a.dtype != mx.complex64:
+        return out
+    # By a complex zero MLX divides by its signed parts (giving -inf for
+    # 1 / (-0 + 0j)); NumPy divides each part by |b| = +0.
+    zero = mx.array(0.0, dtype=mx.float32)
+    by_zero = _complex(mx.real(a) / zero, mx.imag(a) / zero)
+    return mx.where(b == 0, by_zero, out)
 
 
 def _pow(a: Array, b: Array) -> Array:
@@ -341,7 +359,7 @@ BINARY: dict[str, Callable[[Array, Array], Array]] = {
     "bitwise_right_shift": _right_shift,
     "bitwise_xor": _bitwise(mx.bitwise_xor, mx.not_equal),
     "copysign": _copysign,
-    "divide": mx.divide,
+    "divide": _divide,
     "equal": mx.equal,
     "floor_divide": _floor_divide,
     "greater": mx.greater,
@@ -373,10 +391,35 @@ def _compute_dtype(out: np.dtype, common: np.dtype) -> np.dtype:
     return out
 
 
-def _checked(res: Array, out: np.dtype, name: str, inputs: tuple) -> Array:
-    if dtype_of(res) != out:
+class _Plan(NamedTuple):
+    """What one input signature of one function needs, worked out once."""
+
+    out: mx.Dtype  # the result dtype
+    compute: np.dtype  # the dtype arguments are cast to
+    float64: bool  # whether float64 is involved (the CPU stream on a GPU device)
+    special: bool  # float64 == complex64: compared on the parts
+
+
+def _signature(x: Any) -> Any:
+    return x.dtype if type(x) is mx.array else type(x)
+
+
+def _plan(name: str, args: tuple) -> _Plan:
+    out = result_dtype(name, *args)
+    out_mx = check_holdable(name, out)
+    if len(args) == 1:
+        compute = _compute_dtype(out, dtype_of(args[0]))
+    else:
+        compute = out if out != BOOL else common_dtype(*args)
+    special = compute == _COMPLEX128 and name in _BOOL_OF_COMPLEX128
+    dtypes = [out, compute] + [dtype_of(a) for a in args if is_array(a)]
+    return _Plan(out_mx, compute, FLOAT64 in dtypes, special)
+
+
+def _finish(res: Array, plan: _Plan, name: str, inputs: tuple) -> Array:
+    if res.dtype != plan.out:
         # A guard, not a cast: a mismatch is a bug in a table entry.
-        raise TypeError(f"mlx computed {name} as {dtype_of(res).name} where {out.name} is required")
+        raise TypeError(f"mlx computed {name} as {res.dtype} where {plan.out} is required")
     for x in inputs:
         if res is x:
             return fresh(res)
@@ -384,14 +427,15 @@ def _checked(res: Array, out: np.dtype, name: str, inputs: tuple) -> Array:
 
 
 def _make_unary(name: str, impl: Callable[[Array], Array]) -> Callable[[Array], Array]:
+    plans: dict[Any, _Plan] = {}
+
     def fn(x: Array, /) -> Array:
-        require_array(x, name)
-        src = dtype_of(x)
-        out = result_dtype(name, x)
-        check_holdable(name, out)
-        compute = _compute_dtype(out, src)
-        with cpu_if(src, out):
-            return _checked(impl(cast(x, compute, name)), out, name, (x,))
+        plan = plans.get(_signature(x))
+        if plan is None:
+            require_array(x, name)
+            plan = plans[_signature(x)] = _plan(name, (x,))
+        with cpu_if(FLOAT64) if plan.float64 else _NO_CONTEXT:
+            return _finish(impl(cast(x, plan.compute, name)), plan, name, (x,))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Array API ``{name}`` on MLX arrays."
@@ -399,22 +443,27 @@ def _make_unary(name: str, impl: Callable[[Array], Array]) -> Callable[[Array], 
 
 
 def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[Any, Any], Array]:
+    plans: dict[Any, _Plan] = {}
+
     def fn(x1: Any, x2: Any, /) -> Array:
-        if not (is_array(x1) or is_array(x2)):
-            raise TypeError(f"mlx {name}: at least one argument must be an mlx array")
-        out = result_dtype(name, x1, x2)
-        check_holdable(name, out)
-        compute = out if out != BOOL else common_dtype(x1, x2)
-        if compute == _COMPLEX128 and name in ("equal", "not_equal"):
-            return _compare_as_complex128(name, x1, x2)
-        with cpu_if(compute, *(x.dtype for x in (x1, x2) if is_array(x))):
-            return _checked(impl(cast(x1, compute, name), cast(x2, compute, name)), out, name, (x1, x2))
+        key = (_signature(x1), _signature(x2))
+        plan = plans.get(key)
+        if plan is None:
+            if not (is_array(x1) or is_array(x2)):
+                raise TypeError(f"mlx {name}: at least one argument must be an mlx array")
+            plan = plans[key] = _plan(name, (x1, x2))
+        if plan.special:
+            with cpu_if(FLOAT64):
+                return _BOOL_OF_COMPLEX128[name](_parts64(x1), _parts64(x2))
+        with cpu_if(FLOAT64) if plan.float64 else _NO_CONTEXT:
+            return _finish(impl(cast(x1, plan.compute, name), cast(x2, plan.compute, name)), plan, name, (x1, x2))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Array API ``{name}`` on MLX arrays (Python scalars allowed, weakly typed)."
     return fn
 
 
+_NO_CONTEXT = contextlib.nullcontext()
 _COMPLEX128 = np.dtype("complex128")
 
 
@@ -430,13 +479,35 @@ def _parts64(x: Any) -> tuple[Array, Array]:
     return re, mx.zeros_like(re)
 
 
-def _compare_as_complex128(name: str, x1: Any, x2: Any) -> Array:
-    # float64 == complex64 promotes to complex128, which MLX cannot hold; the
-    # comparison is exact on the parts.
-    with cpu_if(np.dtype("float64")):
-        (r1, i1), (r2, i2) = _parts64(x1), _parts64(x2)
-        same = (r1 == r2) & (i1 == i2)
-        return same if name == "equal" else mx.logical_not(same)
+# Functions with a bool result whose arguments promote to complex128 (float64
+# with complex64), which MLX cannot hold: computed exactly on float64 parts.
+# Ordering is NumPy's (lexicographic); the standard leaves complex unordered.
+Parts = tuple[Array, Array]
+
+
+def _lex_less(a: Parts, b: Parts) -> Array:
+    return (a[0] < b[0]) | ((a[0] == b[0]) & (a[1] < b[1]))
+
+
+def _same(a: Parts, b: Parts) -> Array:
+    return (a[0] == b[0]) & (a[1] == b[1])
+
+
+def _truth(a: Parts) -> Array:
+    return (a[0] != 0) | (a[1] != 0)
+
+
+_BOOL_OF_COMPLEX128: dict[str, Callable[[Parts, Parts], Array]] = {
+    "equal": _same,
+    "not_equal": lambda a, b: mx.logical_not(_same(a, b)),
+    "less": _lex_less,
+    "greater": lambda a, b: _lex_less(b, a),
+    "less_equal": lambda a, b: _lex_less(a, b) | _same(a, b),
+    "greater_equal": lambda a, b: _lex_less(b, a) | _same(a, b),
+    "logical_and": lambda a, b: _truth(a) & _truth(b),
+    "logical_or": lambda a, b: _truth(a) | _truth(b),
+    "logical_xor": lambda a, b: _truth(a) != _truth(b),
+}
 
 
 FUNCTIONS: dict[str, Callable[..., Array]] = {}

@@ -53,7 +53,8 @@ def _as_key_tuple(key: Any) -> tuple:
     out = []
     for k in items:
         if isinstance(k, (list, np.ndarray)):
-            k = mx.array(np.asarray(k))  # a tiny index given as host data; not the array's data
+            # An index given as host data moves to MLX: a counted move too.
+            k = from_host(np.asarray(k), "mlx indexing: host index array")
         elif isinstance(k, np.generic) and not isinstance(k, np.bool_):
             k = operator.index(k)
         elif isinstance(k, np.bool_):
@@ -231,8 +232,10 @@ def take(x: Array, indices: Any, /, *, axis: Optional[int] = None) -> Array:
         x = x.reshape(-1)
     ax = normalize_axis(axis, x.ndim, "take")
     n = x.shape[ax]
-    if not is_array(indices):
-        indices = mx.array(np.asarray(indices, dtype=np.int64))
+    if isinstance(indices, (list, tuple, np.ndarray)):
+        indices = from_host(np.asarray(indices, dtype=np.int64), "mlx indexing: host index array")
+    elif not is_array(indices):
+        indices = mx.array(operator.index(indices), dtype=mx.int64)
     if dtype_of(indices).kind not in _INTEGER_KINDS:
         raise TypeError("mlx take: indices must have an integer dtype")
     if n == 0:

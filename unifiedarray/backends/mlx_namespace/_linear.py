@@ -22,7 +22,6 @@ from ._core import (
     check_holdable,
     common_dtype,
     cpu_if,
-    dtype_of,
     normalize_axis,
     require_array,
 )

@@ -9,13 +9,12 @@ a new handle.
 from __future__ import annotations
 
 import operator
-from typing import Any, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 import mlx.core as mx
 import numpy as np
 
 from ._core import (
-    INDEX,
     Array,
     cast,
     check_holdable,

@@ -15,14 +15,11 @@ import mlx.core as mx
 import numpy as np
 
 from ._core import (
-    BOOL,
-    INDEX,
     Array,
     cast,
     check_holdable,
     common_dtype,
     cpu_if,
-    dtype_of,
     float64_on_cpu,
     from_host,
     is_array,
@@ -30,7 +27,6 @@ from ._core import (
     normalize_axis,
     require_array,
     scalar,
-    spec_of,
     to_host,
 )
 

@@ -14,7 +14,6 @@ import math
 from typing import Any, Callable, Optional, Union
 
 import mlx.core as mx
-import numpy as np
 
 from ._core import (
     Array,
@@ -25,7 +24,6 @@ from ._core import (
     dtype_of,
     float64_on_cpu,
     fresh,
-    is_array,
     normalize_axes,
     normalize_axis,
     require_array,
