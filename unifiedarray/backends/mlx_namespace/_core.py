@@ -25,8 +25,6 @@ import numpy as np
 
 from ..._ledger import transfer
 
-BACKEND = "mlx"
-
 _NAMES = (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64",
@@ -239,6 +237,37 @@ def require_array(x: Any, op: str) -> Array:
     return x
 
 
+# -- empty arrays -------------------------------------------------------------------------
+# MLX mis-reads an empty array made straight from NumPy data (mx.array(np_empty),
+# as every upload is): reductions over it give wrong values (prod 0, all False)
+# and sometimes never return.  An empty array MLX allocated itself is fine,
+# and costs nothing, so empty inputs are replaced by one.
+
+
+def native_empty(x: Array) -> Array:
+    """``x``, or for an empty ``x`` an MLX-allocated empty array like it."""
+    return mx.zeros(x.shape, dtype=x.dtype) if x.size == 0 else x
+
+
+def _clean(a: Any) -> Any:
+    if type(a) is mx.array:
+        return native_empty(a)
+    if type(a) in (list, tuple) and a and builtins.any(type(i) is mx.array for i in a):
+        return type(a)(_clean(i) for i in a)
+    return a
+
+
+def empty_safe(fn: F) -> F:
+    """Wrap ``fn`` so that empty array arguments reach it as MLX-allocated
+    empty arrays (see :func:`native_empty`)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return fn(*[_clean(a) for a in args], **{k: _clean(v) for k, v in kwargs.items()})
+
+    return wrapper  # type: ignore[return-value]
+
+
 # -- host moves -------------------------------------------------------------------------
 
 
@@ -261,7 +290,7 @@ def from_host(host: np.ndarray, reason: str) -> Array:
     host = np.asarray(host)
     dt = check_holdable(reason, host.dtype)
     with transfer("cpu", "mlx", host.nbytes, reason=reason):
-        out = mx.array(contiguous(host), dtype=dt)
+        out = mx.array(contiguous(host), dtype=dt) if host.size else mx.zeros(host.shape, dtype=dt)
         mx.eval(out)
     return out
 
@@ -350,8 +379,3 @@ def normalize_axes(axis: Union[None, int, Sequence[int]], ndim: int, op: str = "
     if len(set(out)) != len(out):
         raise ValueError(f"mlx {op}: repeated axis in {tuple(axis)}")
     return tuple(sorted(out))
-
-
-def kind(dtype: np.dtype) -> str:
-    """'b', 'i', 'u', 'f' or 'c'."""
-    return dtype.kind

@@ -289,7 +289,7 @@ def asarray(
         host = host.astype(DEFAULT_COMPLEX)  # this namespace's default complex dtype
     mdt = check_holdable("asarray", host.dtype)
     with transfer("cpu", "mlx", host.nbytes, reason="mlx asarray", explicit=True):
-        out = mx.array(contiguous(host), dtype=mdt)
+        out = mx.array(contiguous(host), dtype=mdt) if host.size else mx.zeros(host.shape, dtype=mdt)
         mx.eval(out)
     return out
 

@@ -15,6 +15,12 @@ dtype.
 
 Where MLX's kernel is not what the standard asks, the table points at a
 replacement built from MLX primitives; the comment at each says why.
+
+The tables hold no dtype-category column (as array-api-strict's do): which
+dtypes a function accepts, and what it returns for them, is the oracle's
+answer (:func:`._core.result_dtype`), so that inputs outside the standard's
+categories (``sqrt`` of an integer, float16) behave as on the host rather
+than by a second, possibly disagreeing, rule written here.
 """
 
 from __future__ import annotations
