@@ -105,7 +105,9 @@ class MLXBackend(Backend):
 
     def zeros(self, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> Any:
         self.check_dtype(dtype, device, "allocation")
-        out = self.mx.zeros(shape, dtype=mx_dtype(dtype))
+        # Metal has no float64: such arrays are made on MLX's CPU stream.
+        stream = self.mx.cpu if np.dtype(dtype) == np.float64 else None
+        out = self.mx.zeros(shape, dtype=mx_dtype(dtype), stream=stream)
         self.mx.eval(out)
         return out
 
@@ -113,6 +115,10 @@ class MLXBackend(Backend):
         # MLX arrays are values: a new array replaces the old copy.  The
         # buffer swaps it in under its lock.
         self.check_dtype(host.dtype, device, "copy to mlx")
+        if host.size == 0:
+            # MLX's reductions misbehave on empty arrays built from NumPy
+            # data (prod gives 0, some calls spin): allocate those in MLX.
+            return self.zeros(host.shape, host.dtype, device)
         out = self.mx.array(host, dtype=_NP_TO_MX[host.dtype])
         self.mx.eval(out)
         return out
