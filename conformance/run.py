@@ -315,6 +315,10 @@ def run(argv: Sequence[str]) -> int:
             # Lets the suite import the in-tree namespace without installing it.
             PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")])),
         )
+        if args.module == "unifiedarray" and kind == "mlx":
+            # MLX cannot hold complex128 (a TypeError naming mlx and the
+            # dtype, by design); the suite's own switch leaves that dtype out.
+            env["ARRAY_API_TESTS_SKIP_DTYPES"] = "complex128"
         cmd = build_command(args, clean_xfails, report_file, pytest_cache, extra)
         print(f"ARRAY_API_TESTS_MODULE={spec}", flush=True)
         print("$ " + " ".join(cmd), flush=True)

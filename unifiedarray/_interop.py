@@ -211,6 +211,8 @@ def __dlpack__(
     dev = self.device
     kwargs: dict[str, Any] = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
     versioned = max_version is not None and tuple(max_version) >= (1, 0)
+    if dl_device is not None and tuple(dl_device) == tuple(__dlpack_device__(self)):
+        dl_device = None  # already there (MLX's CPU build lives in host memory)
     if dl_device is not None and dl_device[0] == 1 and dev != CPU:
         # The consumer wants the data on the CPU: that is a copy.
         if copy is False:

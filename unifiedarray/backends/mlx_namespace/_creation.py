@@ -132,10 +132,13 @@ def eye(
     dt, mdt = _dtype(dtype, DEFAULT_FLOAT, "eye")
     n = operator.index(n_rows)
     m = n if n_cols is None else operator.index(n_cols)
+    k = operator.index(k)
     with cpu_if(dt):
-        if n == 0 or m == 0:
+        if n == 0 or m == 0 or k >= m or -k >= n:
+            # No diagonal inside the matrix (and MLX's k is a C int: a huge k
+            # would not even reach it).
             return mx.zeros((n, m), dtype=mdt)
-        return mx.eye(n, m, k=operator.index(k), dtype=mdt)
+        return mx.eye(n, m, k=k, dtype=mdt)
 
 
 _INT62 = 2**62

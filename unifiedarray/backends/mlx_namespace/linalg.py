@@ -477,7 +477,38 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     return mx.sum(cast(d, out, "trace"), axis=-1)
 
 
+# MLX's factorisations crash the process (SIGFPE) on empty matrices, so an
+# empty input to one of them is computed on the host, counted (it moves no
+# bytes, but the move is still recorded).
+_FACTORISATIONS = (
+    "cholesky det eig eigh eigvals eigvalsh inv matrix_norm matrix_power matrix_rank pinv qr "
+    "slogdet solve svd svdvals"
+).split()
+
+
+def _host_if_empty(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    import array_api_compat.numpy as compat_np
+
+    host_fn = getattr(compat_np.linalg, name)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, mx.array) and a.size == 0 for a in args):
+            reason = f"mlx fallback: linalg.{name} (empty input)"
+            hosts = [to_host(a, reason) if isinstance(a, mx.array) else a for a in args]
+            res = host_fn(*hosts, **kwargs)
+            if isinstance(res, tuple):
+                return type(res)(*(from_host(np.asarray(r), reason) for r in res))
+            return from_host(np.asarray(res), reason)
+        return fn(*args, **kwargs)
+
+    wrapper.__name__ = name
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
 # Empty inputs reach every function as MLX-allocated arrays (see _core.empty_safe).
 for _name in __all__:
     globals()[_name] = empty_safe(globals()[_name])
+    if _name in _FACTORISATIONS:
+        globals()[_name] = _host_if_empty(_name, globals()[_name])
 del _name
