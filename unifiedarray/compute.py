@@ -2,7 +2,8 @@
 
 * host: ``array_api_compat.numpy``, plus the few corrections below;
 * CUDA: ``array_api_compat.cupy``, plus the same corrections;
-* MLX: :mod:`unifiedarray.backends.mlx_namespace` (written here: none exists).
+* MLX: :mod:`unifiedarray.backends.mlx_namespace` (written here: none
+  exists), plus the same corrections.
 
 We do not re-implement what array-api-compat already does.  What it gets
 wrong for the standard lives in :func:`_corrections`, once, written against
@@ -22,7 +23,7 @@ from typing import Any, Callable
 
 import array_api_compat.numpy as _compat_numpy
 
-__all__ = ["host_namespace", "cuda_namespace"]
+__all__ = ["host_namespace", "cuda_namespace", "mlx_namespace"]
 
 
 def _derive(name: str, base: Any) -> types.ModuleType:
@@ -31,8 +32,9 @@ def _derive(name: str, base: Any) -> types.ModuleType:
     for attr in dir(base):
         if not attr.startswith("__") or attr in ("__array_api_version__", "__array_namespace_info__"):
             setattr(mod, attr, getattr(base, attr))
-    mod.getitem = operator.getitem  # type: ignore[attr-defined]
-    mod.setitem = operator.setitem  # type: ignore[attr-defined]
+    if not hasattr(base, "getitem"):  # NumPy and CuPy index with Python's operators
+        mod.getitem = operator.getitem  # type: ignore[attr-defined]
+        mod.setitem = operator.setitem  # type: ignore[attr-defined]
     for fname, fn in _corrections(base).items():
         setattr(mod, fname, fn)
     return mod
@@ -100,5 +102,11 @@ def __getattr__(name: str) -> Any:
 
         ns = _derive("unifiedarray.compute.cuda", compat_cupy)
         setattr(sys.modules[__name__], "cuda_namespace", ns)
+        return ns
+    if name == "mlx_namespace":
+        from .backends import mlx_namespace as mlx_base
+
+        ns = _derive("unifiedarray.compute.mlx", mlx_base)
+        setattr(sys.modules[__name__], "mlx_namespace", ns)
         return ns
     raise AttributeError(name)

@@ -95,7 +95,7 @@ class MLXBackend(Backend):
         return [MLX] if self.available else []
 
     def namespace(self, device: Device) -> ModuleType:
-        from . import mlx_namespace
+        from ..compute import mlx_namespace
 
         return mlx_namespace
 
