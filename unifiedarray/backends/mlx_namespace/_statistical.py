@@ -62,7 +62,10 @@ def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, d
         xc = cast(x, out, name)
         if not axes:
             return fresh(xc) if xc is x else xc
-        return reduce(xc, axis=list(axes), keepdims=keepdims)
+        res = reduce(xc, axis=list(axes), keepdims=keepdims)
+        # MLX widens small integers (a uint8 sum is uint32); the standard's
+        # dtype= wins, wrapping around as NumPy's does.
+        return res if res.dtype == mdt else res.astype(mdt)
 
 
 def sum(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
