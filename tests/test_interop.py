@@ -86,6 +86,14 @@ def test_numpy_out_argument_writes_through_the_buffer(device):
     assert out.tolist() == [2.0, 4.0]
 
 
+@needs_mlx
+def test_ndarray_is_host_data_whatever_the_default_device():
+    x = xp.asarray([1.0, 2.0])
+    with xp.default_device("mlx"):
+        y, t = moves(lambda: x + np.ones(2))
+    assert y.device == "cpu" and t.count == 0  # no trip to MLX and back
+
+
 def test_ndarray_mixed_with_unified_array_is_host_data():
     x = xp.asarray([1.0, 2.0])
     for res in (x + np.array([1.0, 1.0]), np.array([1.0, 1.0]) + x, np.maximum(np.zeros(2), x)):

@@ -469,16 +469,19 @@ class UnifiedArray:
         elif isinstance(value, _PY_SCALARS):
             _check_scalar(self, value, "__setitem__")
         else:
-            return self.__setitem__(key, _asarray_foreign(value, self))
+            return self.__setitem__(key, _asarray_foreign(value))
         _write(self, key, value, "UnifiedArray.__setitem__")
 
     # -- DLPack and NumPy protocols live in _interop; see there. -------------
 
 
-def _asarray_foreign(value: Any, like: UnifiedArray) -> UnifiedArray:
+def _asarray_foreign(value: Any) -> UnifiedArray:
+    """Foreign data (an ndarray, a list) mixed with UnifiedArrays is host
+    data: it starts on the host whatever the default device, and the usual
+    mixed-device rules move it (counted) only if the operation needs it."""
     from ._creation import asarray
 
-    return asarray(value)
+    return asarray(value, device=CPU)
 
 
 def _unwrap_key(key: Any, dev: Device, x: UnifiedArray) -> Any:
@@ -648,7 +651,7 @@ def binary(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     elif name == "matmul" or backend_of_native(y) is None and not hasattr(y, "__array__"):
         return NotImplemented
     else:
-        return binary(x, _asarray_foreign(y, x), name, reflected)
+        return binary(x, _asarray_foreign(y), name, reflected)
     mine = native_on(x, dev, name) if (dev not in buf._valid or x._key is not None) else buf._copies[dev]
     fn = _function(dev, name)
     res = fn(other, mine) if reflected else fn(mine, other)
