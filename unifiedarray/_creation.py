@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ._array import UnifiedArray, _wrap, _wrap_result, _device_context, dispatch, native_on, namespace_for
+from ._array import UnifiedArray, _device_context, _wrap, dispatch, namespace_for
 from ._devices import CPU, Device, DeviceLike
 from ._ledger import transfer
 from ._policy import get_default_device

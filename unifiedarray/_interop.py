@@ -92,15 +92,21 @@ def _to_unified(obj: Any) -> Any:
     return obj
 
 
-def _collect(obj: Any, found: list) -> None:
-    if type(obj) is UnifiedArray:
-        found.append(obj)
-    elif isinstance(obj, (list, tuple)):
+def _leaves(obj: Any, keep: Any, out: list) -> None:
+    """Append to ``out`` the leaves of nested lists, tuples and dicts for
+    which ``keep(leaf)`` is true."""
+    if isinstance(obj, (list, tuple)):
         for o in obj:
-            _collect(o, found)
+            _leaves(o, keep, out)
     elif isinstance(obj, dict):
         for o in obj.values():
-            _collect(o, found)
+            _leaves(o, keep, out)
+    elif keep(obj):
+        out.append(obj)
+
+
+def _collect(obj: Any, found: list) -> None:
+    _leaves(obj, lambda o: type(o) is UnifiedArray, found)
 
 
 def _natives(obj: Any, dev: Device, reason: str) -> Any:
@@ -119,19 +125,8 @@ def _wrap_any(res: Any, dev: Device, inputs: Any) -> Any:
     from ._array import _wrap_result
 
     flat: list = []
-    _flatten(inputs, flat)
+    _leaves(inputs, lambda o: hasattr(o, "shape"), flat)
     return _wrap_result(res, dev, flat)
-
-
-def _flatten(obj: Any, out: list) -> None:
-    if isinstance(obj, (list, tuple)):
-        for o in obj:
-            _flatten(o, out)
-    elif isinstance(obj, dict):
-        for o in obj.values():
-            _flatten(o, out)
-    elif hasattr(obj, "shape"):
-        out.append(obj)
 
 
 def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason: str) -> Any:
