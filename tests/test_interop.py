@@ -175,20 +175,45 @@ def test_from_dlpack_of_mlx_array():
     assert x.dtype == xp.float64 and x.tolist() == [1.0, 2.0]
 
 
-def test_torch_through_dlpack():
+@pytest.mark.parametrize("device", DEVICES)
+def test_torch_through_dlpack(device):
+    torch = pytest.importorskip("torch")
+    x = xp.asarray([1.0, 2.0, 3.0], device=device)
+    t = torch.from_dlpack(x)
+    assert t.dtype == torch.float64 and t.tolist() == [1.0, 2.0, 3.0]
+    back = xp.from_dlpack(torch.arange(3, dtype=torch.int32), device=device)
+    assert back.dtype == xp.int32 and back.device == device and back.tolist() == [0, 1, 2]
+
+
+@needs_mlx
+def test_torch_write_through_a_host_export_is_declared_with_mark_host_dirty():
+    # PyTorch has no read-only tensors: it ignores DLPack's read-only flag
+    # and shares the host memory.  The buffer cannot see such a write; the
+    # documented remedy is mark_host_dirty(), after which no copy is stale.
     torch = pytest.importorskip("torch")
     x = xp.asarray([1.0, 2.0, 3.0])
+    x.buffer.sync_to_device("mlx")
     t = torch.from_dlpack(x)
-    assert t.tolist() == [1.0, 2.0, 3.0]
-    back = xp.from_dlpack(torch.arange(3))
-    assert back.tolist() == [0, 1, 2]
+    t[0] = 99.0
+    x.buffer.mark_host_dirty()
+    with xp.track_transfers() as ledger:
+        on_mlx = xp.asarray(x, device="mlx", copy=True)
+    assert ledger.count == 1  # the stale MLX copy was refreshed from the host
+    assert on_mlx.tolist() == [99.0, 2.0, 3.0]
 
 
-def test_jax_through_dlpack():
-    jnp = pytest.importorskip("jax.numpy")
-    x = xp.asarray([1.0, 2.0])
-    assert xp.from_dlpack(jnp.asarray([1.0, 2.0])).tolist() == [1.0, 2.0]
-    assert jnp.from_dlpack(x).tolist() == [1.0, 2.0]
+@pytest.mark.parametrize("device", DEVICES)
+def test_jax_through_dlpack(device):
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    x = xp.asarray([1.0, 2.0], dtype=xp.float32, device=device)
+    j = jnp.from_dlpack(x)
+    assert j.dtype == jnp.float32 and j.tolist() == [1.0, 2.0]
+    back = xp.from_dlpack(jnp.asarray([3, 4], dtype=jnp.int32), device=device)
+    assert back.dtype == xp.int32 and back.device == device and back.tolist() == [3, 4]
+    # JAX arrays are immutable and the import copies: changing x leaves j alone.
+    x[0] = 7.0
+    assert j.tolist() == [1.0, 2.0] and x.tolist() == [7.0, 2.0]
 
 
 # -- MLX takes the MLX copy ---------------------------------------------------------

@@ -775,7 +775,10 @@ def test_getitem_boolean_mask(data: st.DataObject) -> None:
     dtype = data.draw(st.sampled_from(STRICT_DTYPES), label="dtype")
     x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype)))
     k = data.draw(st.integers(1, x.ndim), label="mask dims")
-    mask = data.draw(xps.arrays(xp.bool, x.shape[:k]), label="mask")
+    # The standard lets any mask dimension be 0 instead of the array's size.
+    zeroed = data.draw(st.lists(st.booleans(), min_size=k, max_size=k), label="zeroed dims")
+    mask_shape = tuple(0 if z else s for s, z in zip(x.shape[:k], zeroed))
+    mask = data.draw(xps.arrays(xp.bool, mask_shape), label="mask")
     assert_same(ns.getitem(to_mx(x), to_mx(mask)), x[mask], "x[mask]")
     # array-api-strict allows a mask only as the sole index; NumPy decides the rest.
     n, nm = np.asarray(x), np.asarray(mask)
@@ -839,6 +842,15 @@ def test_setitem_boolean_mask_stays_in_mlx() -> None:
     y = mx.zeros(5, dtype=mx.float64)
     ns.setitem(y, mx.array([True, False, True, True, False]), f64([1.0, 2.0, 3.0]))
     assert y.tolist() == [1.0, 0.0, 2.0, 3.0, 0.0]
+
+
+def test_setitem_with_a_mask_of_zero_size_changes_nothing() -> None:
+    x = mx.ones((2, 3), dtype=mx.float32)
+    for shape in [(0,), (0, 3), (2, 0)]:
+        ns.setitem(x, mx.zeros(shape, dtype=mx.bool_), 5.0)
+    assert x.tolist() == [[1.0] * 3] * 2
+    with pytest.raises(IndexError):
+        ns.setitem(x, mx.zeros((1, 3), dtype=mx.bool_), 5.0)
 
 
 def test_setitem_mask_mixed_with_other_indices_is_counted() -> None:
@@ -999,6 +1011,18 @@ def test_linalg_cross_and_integers() -> None:
     assert ns.linalg.det(i).dtype == mx.float64 and ns.linalg.det(i).item() == pytest.approx(5.0)
     assert ns.linalg.matrix_power(i, 2).dtype == mx.int32
     assert ns.linalg.trace(i).dtype == mx.int64
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0, 3), (0, 0, 3)])
+def test_cross_and_unstack_of_empty_arrays(shape: tuple[int, ...]) -> None:
+    # mx.take refuses arrays with zero elements; both must still answer.
+    x = np.zeros(shape, dtype=np.float32)
+    assert_same(ns.linalg.cross(to_mx(x), to_mx(x)), xp.linalg.cross(xp.asarray(x), xp.asarray(x)), "cross")
+    for axis in range(len(shape)):
+        got, exp = ns.unstack(to_mx(x), axis=axis), xp.unstack(xp.asarray(x), axis=axis)
+        assert len(got) == len(exp)
+        for g, e in zip(got, exp):
+            assert_same(g, e, "unstack")
 
 
 def test_linalg_eig() -> None:
@@ -1293,3 +1317,25 @@ def test_float64_uses_the_cpu_stream_when_the_default_device_is_a_gpu(monkeypatc
     entered.clear()
     ns.add(mx.array([1.0], dtype=mx.float32), 1.0)  # no float64: the default device is fine
     assert not entered
+
+
+@pytest.mark.parametrize("dtype", [mx.float32, mx.float64])
+def test_variance_of_constant_data_is_exactly_zero(dtype: Any) -> None:
+    # MLX's mean is often an ulp off (it multiplies by 1/n); the corrected
+    # two-pass formula cancels that error instead of squaring it.
+    for n in range(2, 13):
+        x = mx.full((n, 3), 5.0279383e16, dtype=dtype)
+        assert ns.var(x, axis=0).tolist() == [0.0] * 3
+        assert ns.std(x, correction=1).item() == 0.0
+
+
+def test_variance_matches_numpy_and_keeps_overflow_infinite() -> None:
+    r = np.random.default_rng(3).standard_normal((5, 7)) * 1e3 + 1e4
+    for axis in (None, 0, 1):
+        for correction in (0, 1):
+            np.testing.assert_allclose(np.array(ns.var(f64(r), axis=axis, correction=correction)),
+                                       np.var(r, axis=axis, ddof=correction), rtol=1e-12)
+    c = (r + 1j * r[::-1]).astype(np.complex64)
+    np.testing.assert_allclose(np.array(ns.var(mx.array(c), axis=0)), np.var(c, axis=0), rtol=1e-5)
+    assert ns.var(f64([6e293, 0.0, 1.0])).item() == math.inf
+    assert math.isnan(ns.var(f64([math.nan, 1.0])).item())

@@ -28,7 +28,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ._buffer import UnifiedBuffer
+from ._buffer import UnifiedBuffer, adopt
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import transfer
 from ._policy import choose_device
@@ -85,7 +85,7 @@ def _wrap(native: Any, dev: Device) -> "UnifiedArray":
             # and no thread-bound graph escapes.
             _mx().async_eval(native)
     arr = object.__new__(UnifiedArray)
-    buf = arr._buf = UnifiedBuffer._wrap(native, dev, dtype)
+    buf = arr._buf = adopt(native, dev, dtype)
     arr._key = None
     arr._shape = buf._shape
     arr._hostview = None
@@ -423,7 +423,7 @@ class UnifiedArray:
         buf = self._buf
         if (
             self._key is None
-            and buf._placement == CPU
+            and buf._placement is CPU
             and CPU in buf._valid
             and (type(key) is slice or (type(key) is tuple and all(type(k) is slice for k in key)))
         ):
@@ -636,8 +636,8 @@ def _function(dev: Device, name: str) -> Any:
 
 
 def binary(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
-    """``x <op> y`` (or ``y <op> x``): the fast path shared by every operator
-    and by the binary elementwise functions."""
+    """``x <op> y`` (or ``y <op> x``): the path shared by every operator and
+    by the binary elementwise functions."""
     ty = type(y)
     buf = x._buf
     dev = buf._placement
@@ -659,7 +659,39 @@ def binary(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
 
 
 def _make_binary(name: str, reflected: bool) -> Any:
+    host_fn: list = []  # the host function, looked up on first use
+
     def op(self: UnifiedArray, other: Any) -> Any:
+        # The common case, inlined because it is most of a small array's
+        # cost: whole arrays (not views) whose host copies are current, with
+        # nothing in flight, or a Python scalar.  It reads exactly what
+        # native_on would and builds the result as _wrap does; everything
+        # else takes binary().
+        a = self._buf
+        if a._placement is CPU and self._key is None and a._pending is None and CPU in a._valid:
+            kind = type(other)
+            if kind is UnifiedArray:
+                b = other._buf
+                if not (b._placement is CPU and other._key is None and b._pending is None and CPU in b._valid):
+                    return binary(self, other, name, reflected)
+                rhs = b._copies[CPU]
+            elif kind in _PY_SCALARS:
+                _check_scalar(self, other, name)
+                rhs = other
+            else:
+                return binary(self, other, name, reflected)
+            if not host_fn:
+                host_fn.append(_function(CPU, name))
+            lhs = a._copies[CPU]
+            res = host_fn[0](rhs, lhs) if reflected else host_fn[0](lhs, rhs)
+            if type(res) is not np.ndarray:
+                return _wrap(res, CPU)
+            arr = object.__new__(UnifiedArray)
+            buf = arr._buf = adopt(res, CPU, res.dtype)
+            arr._key = None
+            arr._shape = buf._shape
+            arr._hostview = None
+            return arr
         return binary(self, other, name, reflected)
 
     return op

@@ -193,7 +193,7 @@ class UnifiedBuffer:
         self._copies = {}
         self._valid = frozenset()
         self._lock_obj = None  # made on first use: most results never need it
-        self._host_handles = []
+        self._host_handles = None  # the leased host handles' registry, made on first lease
         self._mlx_leased = False
         self._released = False
         self._version = 0
@@ -206,33 +206,6 @@ class UnifiedBuffer:
         already hold a normalised shape, a dtype and a checked device)."""
         self = object.__new__(cls)
         self._setup(shape, dtype, device, pinned)
-        return self
-
-    @classmethod
-    def _wrap(cls, native: Any, device: Device, dtype: np.dtype) -> "UnifiedBuffer":
-        """A buffer that adopts ``native`` (already on ``device``) as its only
-        copy.  The caller guarantees nothing else aliases ``native``.
-
-        Every operation's result comes through here, so it sets the fields
-        itself rather than through :meth:`_setup`.
-        """
-        self = object.__new__(cls)
-        self._shape = native.shape
-        self._dtype = dtype
-        self._pinned = False
-        self._placement = device
-        self._copies = {device: native}
-        valid = _ONLY.get(device)
-        if valid is None:
-            valid = _ONLY[device] = frozenset((device,))
-        self._valid = valid
-        self._lock_obj = None  # made on first use: most results never need it
-        self._host_handles = []
-        self._mlx_leased = False
-        self._released = False
-        self._version = 0
-        self._pool = None
-        self._pending = None
         return self
 
     @property
@@ -414,7 +387,7 @@ class UnifiedBuffer:
                 view = ref()
                 if view is not None:
                     view.flags.writeable = False
-            self._host_handles.clear()
+            self._host_handles = None
         if self._mlx_leased:
             self._copies[MLX] = backend_for(MLX).detach(self._copies[MLX])  # type: ignore[attr-defined]
             self._mlx_leased = False
@@ -426,6 +399,8 @@ class UnifiedBuffer:
             native = self._acquire(dev, True, reason)
             if dev == CPU:
                 handles = self._host_handles
+                if handles is None:
+                    handles = self._host_handles = []
                 view = native.view(HostHandle)  # not registered: native has no registry
                 view._registry = handles
                 if len(handles) >= 16:  # drop the handles that are gone
@@ -620,3 +595,31 @@ def _native_dtype(backend: Any, array: Any) -> np.dtype:
 
         return np_dtype(array.dtype)
     return np.dtype(array.dtype)
+
+
+def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:
+    """A buffer that adopts ``native`` (already on ``device``) as its only
+    copy.  The caller guarantees nothing else aliases ``native``.
+
+    Every operation's result comes through here, so it is a plain function
+    that sets the fields itself (a classmethod and :meth:`_setup` cost a
+    measurable share of a small array's ``a + b``).
+    """
+    self = object.__new__(UnifiedBuffer)
+    self._shape = native.shape
+    self._dtype = dtype
+    self._pinned = False
+    self._placement = device
+    self._copies = {device: native}
+    valid = _ONLY.get(device)
+    if valid is None:
+        valid = _ONLY[device] = frozenset((device,))
+    self._valid = valid
+    self._lock_obj = None
+    self._host_handles = None
+    self._mlx_leased = False
+    self._released = False
+    self._version = 0
+    self._pool = None
+    self._pending = None
+    return self

@@ -23,20 +23,25 @@ import time
 from collections import defaultdict
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator, NamedTuple
 
 __all__ = ["TransferRecord", "TransferLedger", "track_transfers", "transfer", "totals"]
 
 
-@dataclass(frozen=True)
-class TransferRecord:
+class TransferRecord(NamedTuple):
     """One move of data between two memory spaces.
 
     ``source`` and ``target`` are device names (``"cpu"``, ``"mlx"``,
     ``"cuda:0"``); ``reason`` names the public call that caused the move;
     ``explicit`` is true for moves the user asked for (``to_device``,
-    ``sync_to_device``, ``sync_to_host``).
+    ``sync_to_device``, ``sync_to_host``).  Immutable; a named tuple because
+    one is made per move and a frozen dataclass costs three times as much.
+
+    Example
+    -------
+    >>> r = TransferRecord("cpu", "mlx", 64, 1e-6, "UnifiedArray.__add__", False)
+    >>> r.direction, r.nbytes
+    ('host_to_device', 64)
     """
 
     source: str
@@ -181,20 +186,41 @@ def _record(record: TransferRecord) -> None:
         ledger._add(record)
 
 
-@contextmanager
-def transfer(
-    source: str, target: str, nbytes: int, reason: str, explicit: bool = False, guarded: bool = True
-) -> Iterator[None]:
+def _check_transfer(source: str, target: str, nbytes: int, reason: str, explicit: bool) -> None:
+    # The guard lives with placement policy, which imports this module: bind
+    # it on first use (an import statement per move costs more than the rest).
+    global _check_transfer
+    from ._policy import check_transfer
+
+    _check_transfer = check_transfer
+    check_transfer(source, target, nbytes, reason, explicit)
+
+
+class transfer:
     """Wrap one move: check the guard, time the move, record it.
 
+    ``with transfer(source, target, nbytes, reason, explicit): <copy>``.
     Every piece of code that copies data from one memory space to another
     does so inside this block, so that no move goes uncounted.  ``guarded``
     is false only for the hops of a move the guard has already judged whole.
+    A class rather than a ``@contextmanager`` generator: that would cost more
+    than the bookkeeping itself.  A move that raises is not recorded.
     """
-    if guarded:
-        from ._policy import check_transfer  # the guard lives with placement policy
 
-        check_transfer(source, target, nbytes, reason, explicit)
-    start = time.perf_counter()
-    yield
-    _record(TransferRecord(source, target, int(nbytes), time.perf_counter() - start, reason, explicit))
+    __slots__ = ("_source", "_target", "_nbytes", "_reason", "_explicit", "_start")
+
+    def __init__(
+        self, source: str, target: str, nbytes: int, reason: str, explicit: bool = False, guarded: bool = True
+    ) -> None:
+        if guarded and not explicit:  # explicit moves are always allowed
+            _check_transfer(source, target, nbytes, reason, explicit)
+        self._source, self._target, self._nbytes = source, target, int(nbytes)
+        self._reason, self._explicit = reason, explicit
+
+    def __enter__(self) -> None:
+        self._start = time.perf_counter()
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is None:
+            seconds = time.perf_counter() - self._start
+            _record(TransferRecord(self._source, self._target, self._nbytes, seconds, self._reason, self._explicit))

@@ -45,7 +45,7 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
 
     Written once against ``xp`` (NumPy or CuPy) and bound per backend.
     """
-    floor_divide, expm1 = xp.floor_divide, xp.expm1
+    floor_divide, expm1, sign = xp.floor_divide, xp.expm1, xp.sign
 
     def as_array(value: Any, like: Any) -> Any:
         return value if hasattr(value, "dtype") else xp.asarray(value, dtype=like.dtype)
@@ -88,7 +88,26 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
             out = xp.where(special, alt, out)
         return out
 
-    return {"floor_divide": fixed_floor_divide, "expm1": fixed_expm1}
+    def fixed_sign(x: Any, /) -> Any:
+        out = sign(x)
+        if not xp.isdtype(x.dtype, "complex floating"):
+            return out
+        # x / |x| goes wrong where |x| is subnormal: NumPy overflows to NaN
+        # (sign(1e-45j) is nan+infj), MLX flushes |x| and gives (-1+1j) for
+        # -1e-45+1e-45j.  There, divide both parts by the larger one first
+        # (exact), then normalise: the same value, computed in range.
+        re, im = xp.real(x), xp.imag(x)
+        big = xp.maximum(xp.abs(re), xp.abs(im))
+        tiny = (big > 0) & (big < xp.finfo(re.dtype).smallest_normal)
+        if xp.any(tiny):
+            scale = xp.where(tiny, big, xp.ones_like(big))
+            u, v = re / scale, im / scale
+            r = xp.sqrt(u * u + v * v)
+            unit = xp.astype(u / r, x.dtype) + xp.astype(v / r, x.dtype) * xp.asarray(1j, dtype=x.dtype)
+            out = xp.where(tiny, unit, out)
+        return out
+
+    return {"floor_divide": fixed_floor_divide, "expm1": fixed_expm1, "sign": fixed_sign}
 
 
 host_namespace = _derive("unifiedarray.compute.host", _compat_numpy)

@@ -100,10 +100,12 @@ def _check_key(shape: tuple[int, ...], key: tuple, op: str) -> list[Optional[int
                 raise ValueError(f"mlx {op}: slice step cannot be zero")
         elif is_array(k):
             if k.dtype == mx.bool_:
-                if tuple(k.shape) != tuple(shape[pos : pos + k.ndim]):
+                # The standard lets a mask dimension be 0 whatever the array's size.
+                dims = tuple(shape[pos : pos + k.ndim])
+                if any(ks not in (xs, 0) for ks, xs in zip(k.shape, dims)):
                     raise IndexError(
                         f"mlx {op}: boolean index of shape {tuple(k.shape)} does not match "
-                        f"the indexed dimensions {tuple(shape[pos:pos + k.ndim])}"
+                        f"the indexed dimensions {dims}"
                     )
             elif dtype_of(k).kind not in _INTEGER_KINDS:
                 raise IndexError(f"mlx {op}: arrays used as indices must be of integer or boolean type")
@@ -192,6 +194,8 @@ def setitem(x: Array, key: Any, value: Any) -> None:
     core = tuple(k for k in tkey if k is not Ellipsis)
     if len(core) == 1 and (_is_bool_array(core[0]) or isinstance(core[0], builtins.bool)) and _mask_leads(tkey):
         mask = core[0] if is_array(core[0]) else mx.array(core[0])
+        if mask.size == 0:
+            return  # a mask with a 0-sized dimension selects nothing
         x[...] = _masked_update(x, mask, v)
         return
     if _has_scalar_bool(tkey):

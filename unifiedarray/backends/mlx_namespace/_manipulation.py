@@ -254,7 +254,9 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     if x.ndim == 0:
         raise ValueError("mlx unstack: x must have at least one dimension")
     axis = normalize_axis(axis, x.ndim, "unstack")
-    return tuple(mx.take(x, i, axis=axis) for i in range(x.shape[axis]))
+    # Basic indexing rather than mx.take: take refuses arrays with zero elements.
+    lead = (slice(None),) * axis
+    return tuple(x[lead + (i,)] for i in range(x.shape[axis]))
 
 
 @float64_on_cpu

@@ -95,12 +95,25 @@ def _variance(name: str, x: Array, axis: Axis, correction: Union[int, float], ke
         for a in axes:
             n *= x.shape[a]
         if not axes:
-            mean_ = xc
+            d = xc - xc
+            total = mx.real(d) if d.dtype == mx.complex64 else d
         else:
-            mean_ = mx.mean(xc, axis=list(axes), keepdims=True)
-        d = xc - mean_
-        sq = mx.real(d * mx.conj(d)) if d.dtype == mx.complex64 else d * d
-        total = mx.sum(sq, axis=list(axes), keepdims=keepdims) if axes else sq
+            # The corrected two-pass algorithm (Chan, Golub and LeVeque):
+            # sum(d**2) - sum(d)**2 / n removes the rounding error of the
+            # mean, so constant data gives exactly 0 (MLX's mean multiplies by
+            # 1/n and is often an ulp off, which plain sum(d**2) magnifies).
+            ax = list(axes)
+            d = xc - mx.sum(xc, axis=ax, keepdims=True) / n
+            s = mx.sum(d, axis=ax, keepdims=keepdims)
+            if d.dtype == mx.complex64:
+                sq = mx.sum(mx.real(d * mx.conj(d)), axis=ax, keepdims=keepdims)
+                corr = mx.real(s * mx.conj(s / n))
+            else:
+                sq = mx.sum(d * d, axis=ax, keepdims=keepdims)
+                corr = s * (s / n)
+            # corr <= sq mathematically, so it is finite wherever sq is; an
+            # infinite sq (overflow) stays infinite, as NumPy's does.
+            total = mx.where(mx.isinf(sq), sq, mx.maximum(sq - corr, mx.array(0, dtype=sq.dtype)))
         denom = builtins.max(n - correction, 0)
         v = total / mx.array(denom, dtype=total.dtype)
         return mx.sqrt(v) if name == "std" else v

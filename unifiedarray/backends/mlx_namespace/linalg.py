@@ -441,8 +441,10 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     b = mx.broadcast_to(cast(x2, dt, "cross"), shape)
     if shape[ax] != 3:
         raise ValueError("mlx linalg.cross: the cross product axis must have size 3")
-    a0, a1, a2 = (mx.take(a, i, axis=ax) for i in range(3))
-    b0, b1, b2 = (mx.take(b, i, axis=ax) for i in range(3))
+    # Basic indexing rather than mx.take: take refuses arrays with zero elements.
+    lead = (slice(None),) * ax
+    a0, a1, a2 = (a[lead + (i,)] for i in range(3))
+    b0, b1, b2 = (b[lead + (i,)] for i in range(3))
     return mx.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=ax)
 
 
@@ -493,6 +495,8 @@ def _host_if_empty(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if any(isinstance(a, mx.array) and a.size == 0 for a in args):
+            if name in ("eig", "eigvals"):
+                _eig_input(args[0], name)  # the same refusal of float64 as for non-empty input
             reason = f"mlx fallback: linalg.{name} (empty input)"
             hosts = [to_host(a, reason) if isinstance(a, mx.array) else a for a in args]
             res = host_fn(*hosts, **kwargs)

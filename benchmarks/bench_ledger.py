@@ -1,0 +1,151 @@
+"""What the transfer ledger costs.
+
+Two questions, answered in one run:
+
+1. Does an active ledger change the per-call overhead of the namespace
+   benchmark's small cases?  Each of ``a + b``, ``xp.sum(a)``, ``a[1:3]`` and
+   ``xp.asarray(L)`` on shape (8,) is timed plainly and inside
+   ``track_transfers()`` (entered in a copied ``contextvars`` context, so the
+   two timings alternate without the ledger leaking into the plain one).
+   The project's limit: at most 3% (a ratio ≤ 1.03).
+
+2. What share of the smallest move is the recording?  One stale read of an
+   8-element float64 array from the host to MLX (the host copy written, then
+   read on MLX: exactly one counted move per call) is timed, and so is the
+   bookkeeping alone (``transfer()`` around no copy: the guard check, the
+   clock and the record).  The share is their ratio.
+
+Rounds alternate the two contenders in a balanced order and each ratio is the
+median of per-round ratios, as in ``bench_overhead.py``.
+
+Run: ``python benchmarks/bench_ledger.py [--markdown] [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextvars
+import json
+import sys
+import timeit
+from typing import Any, Callable
+
+import _common as C  # noqa: N812  (puts the checkout on sys.path)
+
+import numpy as np
+
+import unifiedarray as ua
+from unifiedarray._ledger import transfer
+
+SMALL_OPS = {"a + b": "a + b", "sum(a)": "xp.sum(a)", "a[1:3]": "a[1:3]", "asarray(list)": "xp.asarray(L)"}
+LIMIT = 1.03
+
+
+def calibrate(fn: Callable[[int], float], target_s: float) -> int:
+    number = 1
+    while True:
+        t = fn(number)
+        if t >= target_s or number >= 1 << 20:
+            return number
+        number = max(number * 2, int(number * target_s / max(t, 1e-9) * 0.8))
+
+
+def paired(timers: dict[str, Callable[[int], float]], rounds: int, batch_s: float) -> dict[str, Any]:
+    """Per-call medians and the median per-round ratio of the second contender to the first."""
+    names = list(timers)
+    numbers = {n: calibrate(t, batch_s) for n, t in timers.items()}
+    for n, t in timers.items():
+        t(numbers[n])  # warm-up
+    per_call: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(rounds):
+        for n in C.in_round(names, r):
+            per_call[n].append(timers[n](numbers[n]) / numbers[n])
+    rs = C.paired_ratios(per_call[names[1]], per_call[names[0]])
+    return {
+        "us": {n: C.median(v) * 1e6 for n, v in per_call.items()},
+        "ratio": C.median(rs),
+        "ratio_iqr": (C.quantile(rs, 0.25), C.quantile(rs, 0.75)),
+    }
+
+
+def ledger_on_small_ops(rounds: int, batch_s: float) -> list[dict[str, Any]]:
+    rng = np.random.default_rng(1)
+    env = {"xp": ua, "a": ua.asarray(rng.standard_normal(8)), "b": ua.asarray(rng.standard_normal(8)),
+           "L": rng.standard_normal(8).tolist()}
+    tracked = contextvars.copy_context()
+    ledger_cm = ua.track_transfers()
+    ledger = tracked.run(ledger_cm.__enter__)  # active in `tracked` only
+    out = []
+    for op, stmt in SMALL_OPS.items():
+        timer = timeit.Timer(stmt, globals=env)
+        res = paired({"plain": timer.timeit, "ledger": lambda n, t=timer: tracked.run(t.timeit, n)}, rounds, batch_s)
+        res["op"] = op
+        out.append(res)
+    if ledger.count:
+        raise AssertionError(f"the small operations moved data: {ledger.report()}")
+    return out
+
+
+def recording_share(rounds: int, batch_s: float) -> dict[str, Any] | None:
+    try:
+        x = ua.asarray(np.arange(8.0), device="mlx")
+    except Exception as exc:  # noqa: BLE001  (no MLX here: say so)
+        print(f"MLX unavailable, recording share not measured: {exc}", file=sys.stderr)
+        return None
+    buf = x.buffer
+    buf.sync_to_host()
+
+    def stale_read(n: int) -> float:
+        # Each call: the host copy is declared written, then MLX is read: one move.
+        t = 0.0
+        for _ in range(n):
+            buf.mark_host_dirty()
+            start = timeit.default_timer()
+            buf.read("mlx")
+            t += timeit.default_timer() - start
+        return t
+
+    def bookkeeping(n: int) -> float:
+        start = timeit.default_timer()
+        for _ in range(n):
+            with transfer("cpu", "mlx", 64, "bench_ledger"):
+                pass
+        return timeit.default_timer() - start
+
+    with ua.track_transfers() as ledger:
+        stale_read(10)
+    if ledger.count != 10:
+        raise AssertionError(f"expected 10 moves, the ledger saw {ledger.count}")
+    res = paired({"move": stale_read, "bookkeeping": bookkeeping}, rounds, batch_s)
+    res["share"] = res["ratio"]
+    return res
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
+    parser.add_argument("--json", help="also write the raw results here")
+    args = parser.parse_args()
+    rounds, batch_s = (4, 0.002) if args.quick else (C.round_multiple(40, 2), 0.002)
+    small = ledger_on_small_ops(rounds, batch_s)
+    share = recording_share(rounds, batch_s)
+    table = C.markdown_table if args.markdown else C.text_table
+    rows = [[f"`{r['op']}`" if args.markdown else r["op"], C.fmt_time_us(r["us"]["plain"]),
+             C.fmt_time_us(r["us"]["ledger"]), C.fmt_ratio(r["ratio"]),
+             f"{C.fmt_ratio(r['ratio_iqr'][0])}–{C.fmt_ratio(r['ratio_iqr'][1])}",
+             "met" if r["ratio"] <= LIMIT else "missed"] for r in small]
+    print(C.info_block(args.markdown))
+    print(table(["op (8,) float64", "plain µs", "in track_transfers µs", "ratio", "IQR", f"≤ {LIMIT}×"], rows))
+    if share is not None:
+        print()
+        print(table(["8-element host→MLX stale read µs", "recording alone µs", "recording share"],
+                    [[C.fmt_time_us(share["us"]["move"]), C.fmt_time_us(share["us"]["bookkeeping"]),
+                      f"{share['share'] * 100:.1f}%"]]))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"small": small, "recording": share}, f, indent=1, default=str)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""The corrections in ``unifiedarray.compute`` to what the backends compute,
+checked on every device against values worked out by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import unifiedarray as xp
+
+from .conftest import DEVICES
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_sign_of_subnormal_complex_is_a_unit(device: str) -> None:
+    # NumPy overflows (nan+infj) and MLX flushes (-1+1j) where |x| is subnormal.
+    x = np.array([1e-45j, -1e-45 + 1e-45j, 3e-39 - 4e-39j, 3 + 4j, 0j], dtype=np.complex64)
+    got = np.asarray(xp.sign(xp.asarray(x, device=device)))
+    s = math.sqrt(0.5)
+    expected = np.array([1j, -s + s * 1j, 0.6 - 0.8j, 0.6 + 0.8j, 0j], dtype=np.complex64)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
+    assert got.dtype == np.complex64
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_floor_divide_with_infinities_follows_the_standard(device: str) -> None:
+    a = xp.asarray([math.inf, -math.inf, 1.0, -1.0, 7.0], device=device)
+    b = xp.asarray([2.0, 2.0, -math.inf, math.inf, 2.0], device=device)
+    got = np.asarray(a // b)
+    assert got[:2].tolist() == [math.inf, -math.inf] and got[4] == 3.0
+    assert got[2] == 0.0 and math.copysign(1.0, got[2]) == -1.0  # -0, not NumPy's -1
+    assert got[3] == 0.0 and math.copysign(1.0, got[3]) == -1.0
