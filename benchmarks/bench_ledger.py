@@ -136,6 +136,7 @@ def main() -> None:
              f"{C.fmt_ratio(r['ratio_iqr'][0])}–{C.fmt_ratio(r['ratio_iqr'][1])}",
              "met" if r["ratio"] <= LIMIT else "missed"] for r in small]
     print(C.info_block(args.markdown))
+    print()
     print(table(["op (8,) float64", "plain µs", "in track_transfers µs", "ratio", "IQR", f"≤ {LIMIT}×"], rows))
     if share is not None:
         print()

@@ -425,7 +425,7 @@ class UnifiedArray:
             self._key is None
             and buf._placement is CPU
             and CPU in buf._valid
-            and (type(key) is slice or (type(key) is tuple and all(type(k) is slice for k in key)))
+            and (type(key) is slice or (type(key) is tuple and _all_slices(key)))
         ):
             # The commonest views, on the host: slices of a whole array.
             view = buf._copies[CPU][key]
@@ -626,6 +626,19 @@ _UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise
 
 
 _FUNCTIONS: dict[tuple[Device, str], Any] = {}
+
+
+def _all_slices(key: tuple) -> bool:
+    # Unrolled for the common 1- and 2-axis keys: a generator costs more than
+    # the rest of the view.
+    n = len(key)
+    if n == 0 or type(key[0]) is not slice:
+        return False
+    if n == 1:
+        return True
+    if type(key[1]) is not slice:
+        return False
+    return n == 2 or all(type(k) is slice for k in key)
 
 
 def _function(dev: Device, name: str) -> Any:
