@@ -152,6 +152,11 @@ def test_results_never_alias_their_inputs(device):
     t = xp.permute_dims(r, (1, 0))
     x[0] = 100.0
     assert float(r[0, 0]) == 0.0 and float(t[0, 0]) == 0.0  # value semantics on every backend
+    # So a reshape that must not copy is refused, as the standard says, and
+    # x is left as it was.
+    with pytest.raises(ValueError, match="copy=False"):
+        xp.reshape(x, (3, 2), copy=False)
+    assert xp.reshape(x, (3, 2), copy=None).shape == (3, 2) and float(x[0]) == 100.0
 
 
 def test_bad_indices_raise_index_error_and_corrupt_nothing():

@@ -1339,3 +1339,20 @@ def test_variance_matches_numpy_and_keeps_overflow_infinite() -> None:
     np.testing.assert_allclose(np.array(ns.var(mx.array(c), axis=0)), np.var(c, axis=0), rtol=1e-5)
     assert ns.var(f64([6e293, 0.0, 1.0])).item() == math.inf
     assert math.isnan(ns.var(f64([math.nan, 1.0])).item())
+
+
+def test_trace_of_empty_diagonals_in_a_stack_returns() -> None:
+    # MLX 0.32 spins forever summing an empty diagonal of a stack of
+    # matrices; run in a child process so a regression fails instead of hanging.
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, mlx.core as mx\n"
+        "from unifiedarray.backends import mlx_namespace as ns\n"
+        "for shape, off in [((2, 3, 4), -200), ((3, 1, 2, 2), 2), ((2, 2, 0), 2), ((2, 0, 3), 0)]:\n"
+        "    r = ns.linalg.trace(mx.ones(shape, dtype=mx.uint64), offset=off)\n"
+        "    assert r.shape == shape[:-2] and r.dtype == mx.uint64 and not np.array(r).any(), (shape, off)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], timeout=120, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -108,6 +108,47 @@ def test_dropped_buffers_leave_the_accounting_but_their_blocks_are_not_reused():
     assert b.to_numpy().ctypes.data != view.ctypes.data  # the old view's memory is not handed on
 
 
+@pytest.mark.parametrize("take_view", ["read", "host", "to_numpy", "host_slice"])
+def test_a_view_kept_after_release_holds_its_block_and_never_reads_the_next_owner(take_view):
+    pool = MemoryPool()
+    a = pool.acquire((256,), dtype=np.float64)
+    a.fill(1.0)
+    view = {
+        "read": lambda: a.read("cpu"),
+        "host": lambda: a.host,
+        "to_numpy": lambda: a.to_numpy(),
+        "host_slice": lambda: a.host[10:20][::2],  # a view of a view
+    }[take_view]()
+    pool.release(a)
+    b = pool.acquire((256,), dtype=np.float64)
+    b.fill(9.0)
+    assert (view == 1.0).all()  # its own data, whoever owns the pool's memory now
+    s = pool.stats()
+    assert (s["hits"], s["misses"], s["bytes_held"]) == (0, 2, 4096)
+    del view
+    pool.release(b)
+    c, d = pool.acquire((256,), dtype=np.float64), pool.acquire((256,), dtype=np.float64)
+    s = pool.stats()
+    assert (s["hits"], s["misses"], s["bytes_held"]) == (2, 2, 0)  # d reclaimed a's block
+    assert not c.to_numpy().any() and not d.to_numpy().any()
+
+
+def test_held_blocks_count_against_the_limit():
+    pool = MemoryPool()
+    pool.set_limit(8192)
+    a = pool.acquire((512,), dtype=np.float64)  # 4 KiB
+    keep = a.read("cpu")
+    pool.release(a)
+    b = pool.acquire((512,), dtype=np.float64)  # the second 4 KiB: at the limit
+    with pytest.raises(OutOfMemoryError):
+        pool.acquire((512,), dtype=np.float64)
+    del keep
+    pool.release(b)
+    pool.acquire((512,), dtype=np.float64)
+    pool.acquire((512,), dtype=np.float64)  # the held block, reclaimed
+    assert pool.stats()["misses"] == 2
+
+
 def test_fraction_limit_and_trim_threshold():
     pool = MemoryPool(trim_threshold=16 * 1024)
     for _ in range(4):

@@ -87,6 +87,12 @@ class BufferState(Enum):
 
 
 def _normalize_shape(shape: Any) -> tuple[int, ...]:
+    if type(shape) is tuple:  # the common case, already normal: no new tuple
+        for s in shape:
+            if type(s) is not int or s < 0:
+                break
+        else:
+            return shape
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:

@@ -123,6 +123,14 @@ def make_generic(path: str, chapter: str) -> Callable[..., Any]:
     lookup = _bound(path)
 
     def fn(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("copy") is False:  # reshape's copy=False
+            # No two buffers share memory (a write through one would leave the
+            # other's device copies stale), so every result is a copy, which
+            # the standard says copy=False must refuse.
+            raise ValueError(
+                f"{path}(copy=False): a UnifiedArray never shares memory with another array, so the "
+                f"result would be a copy; pass copy=None (or True)"
+            )
         # Fast path: one array, first, nothing else array-like.
         if (
             args

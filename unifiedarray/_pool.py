@@ -4,8 +4,11 @@
 returns a new :class:`~unifiedarray.UnifiedBuffer` whose copies are carved
 from pooled blocks; ``release(buf)`` gives the blocks back for the next
 ``acquire`` that fits.  The *memory* is reused, not the buffer object: the
-released buffer is dead, and any use of it raises, so an old handle can never
-read its next owner's data.
+released buffer is dead, and any use of it raises.  A block is reused only
+once nothing outside the pool still refers to it (as CuPy's pool frees a
+block only when its last array is gone): a view taken from a released buffer
+(a read-only handle, say) keeps its block out of circulation until it is
+dropped, so an old handle never reads its next owner's data.
 
 Underneath is one block pool per memory space (host, pinned host, each CUDA
 device).  Blocks come in 20 power-of-two size classes from 4 KiB to 2 GiB
@@ -33,9 +36,11 @@ Example
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 import weakref
 from collections import defaultdict, deque
+from math import prod
 from typing import Any, Optional
 
 import numpy as np
@@ -70,6 +75,24 @@ def size_class(nbytes: int) -> int:
     return -(-int(nbytes) // _HUGE_ROUND) * _HUGE_ROUND
 
 
+def _refs(block: Any) -> int:
+    return sys.getrefcount(block)
+
+
+def _baseline_refs() -> int:
+    # The references a block has when nothing outside the pool holds it, in
+    # the one pattern every check uses: a container holds a tuple holding the
+    # block, one loop name is bound to it, and _refs is called with it.
+    container = [(0, np.empty(1, np.uint8))]
+    for _, block in container:
+        return _refs(block)
+    raise AssertionError  # pragma: no cover
+
+
+_BASELINE_REFS = _baseline_refs()
+_NO_COPIES: frozenset = frozenset()
+
+
 class _SpacePool:
     """The blocks of one memory space: free lists per size class, counts."""
 
@@ -85,6 +108,27 @@ class _SpacePool:
         self.misses = 0
         self.in_use_by_class: dict[int, int] = defaultdict(int)
         self.limit: Optional[int] = None
+        # Released blocks that views from their old owner still refer to:
+        # (size, block) pairs, reused once those views are gone.
+        self.held: list[tuple[int, Any]] = []
+        self.held_bytes = 0
+
+    def reclaim(self) -> int:
+        """Move held blocks that nothing outside refers to any more to the
+        free lists; returns how many moved."""
+        moved = 0
+        still = []
+        for entry in self.held:
+            size, block = entry
+            if _refs(block) > _BASELINE_REFS:
+                still.append(entry)
+                continue
+            self.free[size].append(block)
+            self.pooled_bytes += size
+            self.held_bytes -= size
+            moved += 1
+        self.held = still
+        return moved
 
     def new_block(self, size: int) -> Any:
         dev = self.device
@@ -125,6 +169,7 @@ class _SpacePool:
             "bytes_in_use": self.in_use_bytes,
             "bytes_requested": self.requested_bytes,
             "bytes_pooled": self.pooled_bytes,
+            "bytes_held": self.held_bytes,
             "peak_bytes": self.peak_bytes,
             "limit": self.limit,
             "size_classes": {
@@ -189,17 +234,19 @@ class MemoryPool:
         if key not in self._checked:
             backend_for(dev).check_dtype(dt, dev, "MemoryPool.acquire")
             self._checked.add(key)
-        buf = UnifiedBuffer._blank(_normalize_shape(shape), dt, dev, bool(pinned))
+        shape = _normalize_shape(shape)
+        buf = UnifiedBuffer._blank(shape, dt, dev, bool(pinned))
         buf._pool = self
         ident = id(buf)
         # A buffer dropped without release() gives its bytes back to the
         # accounting (not its blocks to reuse: views of it may still exist).
-        self._leases[ident] = _Lease(weakref.ref(buf, lambda _, i=ident: self._dropped(i)), buf.nbytes, bool(pinned))
+        lease = _Lease(weakref.ref(buf, lambda _, i=ident: self._dropped(i)), prod(shape) * dt.itemsize, bool(pinned))
+        self._leases[ident] = lease
         self._acquires += 1
-        if dev.kind != "mlx":
+        if dev is CPU or dev.kind != "mlx":
             # Take the placement's block now, so that acquire is where a hit
             # or a miss happens; the copy stays uninitialised until used.
-            buf._copies[dev] = self._allocate_copy(buf, dev, zero=False)
+            buf._copies[dev] = self._allocate_copy(buf, dev, zero=False, lease=lease)
         return buf
 
     def release(self, buf: UnifiedBuffer) -> None:
@@ -213,7 +260,7 @@ class MemoryPool:
             if buf._released:
                 raise RuntimeError("release: this buffer was already released")
             lease = self._leases.pop(id(buf))
-            buf._set_valid(frozenset())  # revokes outstanding host handles
+            buf._set_valid(_NO_COPIES)  # revokes outstanding host handles
             buf._released = True
             buf._copies = {}
         with self._lock:
@@ -222,6 +269,12 @@ class MemoryPool:
                 space.in_use_bytes -= size
                 space.requested_bytes -= lease.nbytes
                 space.in_use_by_class[size] -= 1
+                if _refs(block) > _BASELINE_REFS:
+                    # A view of the old owner's data is still alive: reusing
+                    # the block now would let it read the next owner's.
+                    space.held.append((size, block))
+                    space.held_bytes += size
+                    continue
                 space.free[size].append(block)
                 space.pooled_bytes += size
                 if self.trim_threshold is not None and space.pooled_bytes > self.trim_threshold:
@@ -256,6 +309,7 @@ class MemoryPool:
                 "hit_rate": hits / (hits + misses) if hits + misses else 0.0,
                 "bytes_in_use": in_use,
                 "bytes_pooled": sum(s.pooled_bytes for s in spaces),
+                "bytes_held": sum(s.held_bytes for s in spaces),
                 "peak_bytes": sum(s.peak_bytes for s in spaces),
                 "fragmentation": 1.0 - requested / in_use if in_use else 0.0,
                 "spaces": per,
@@ -284,12 +338,14 @@ class MemoryPool:
             )
 
     # -- used by UnifiedBuffer ----------------------------------------------------------
-    def _allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool) -> Any:
-        nbytes = buf.nbytes
+    def _allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool, lease: Optional[_Lease] = None) -> Any:
+        nbytes = buf.nbytes if lease is None else lease.nbytes
         size = size_class(nbytes)
         with self._lock:
             space = self._space(dev, buf._pinned)
             free = space.free.get(size)
+            if not free and space.held and space.reclaim():
+                free = space.free.get(size)
             if free:
                 block = free.pop()
                 space.pooled_bytes -= size
@@ -301,20 +357,27 @@ class MemoryPool:
             space.requested_bytes += nbytes
             space.in_use_by_class[size] += 1
             space.peak_bytes = max(space.peak_bytes, space.in_use_bytes)
-        lease = self._leases.get(id(buf))
+        if lease is None:
+            lease = self._leases.get(id(buf))
         if lease is not None:
             lease.blocks.append((space, block))
-        view = block[:nbytes].view(buf._dtype).reshape(buf._shape)
+        if type(block) is np.ndarray:
+            # A view whose base is the block (so the hold check sees it).
+            view = np.ndarray(buf._shape, buf._dtype, buffer=block)
+        else:
+            view = block[:nbytes].view(buf._dtype).reshape(buf._shape)
         if zero:
             view.fill(0)
         return view
 
     def _new_block(self, space: _SpacePool, size: int, nbytes: int) -> Any:
         for attempt in (0, 1):
-            over = space.limit is not None and space.in_use_bytes + space.pooled_bytes + size > space.limit
+            # Held blocks count against the limit: their memory is still taken.
+            taken = space.in_use_bytes + space.held_bytes
+            over = space.limit is not None and taken + space.pooled_bytes + size > space.limit
             if over:
-                space.trim(max(0, space.limit - space.in_use_bytes - size))  # type: ignore[operator]
-                over = space.in_use_bytes + space.pooled_bytes + size > space.limit  # type: ignore[operator]
+                space.trim(max(0, space.limit - taken - size))  # type: ignore[operator]
+                over = taken + space.pooled_bytes + size > space.limit  # type: ignore[operator]
             if not over:
                 try:
                     return space.new_block(size)
@@ -329,6 +392,8 @@ class MemoryPool:
                     gc.collect()
                 finally:
                     self._lock.acquire()
+                space.reclaim()  # views that were only garbage are gone now
+                space.trim(0)
         raise OutOfMemoryError(
             f"out of memory on {space.device}{' (pinned)' if space.pinned else ''}: asked for {nbytes} bytes "
             f"(block {size}); limit={space.limit}, in use={space.in_use_bytes}, pooled={space.pooled_bytes}; "
