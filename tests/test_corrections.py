@@ -32,3 +32,15 @@ def test_floor_divide_with_infinities_follows_the_standard(device: str) -> None:
     assert got[:2].tolist() == [math.inf, -math.inf] and got[4] == 3.0
     assert got[2] == 0.0 and math.copysign(1.0, got[2]) == -1.0  # -0, not NumPy's -1
     assert got[3] == 0.0 and math.copysign(1.0, got[3]) == -1.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tanh_at_infinite_real_part_has_a_signed_zero_imaginary_part(device: str) -> None:
+    # The standard: tanh(+inf + iy) = 1 + 0j for finite y > 0 (NumPy gives
+    # 1 - 0j where sin(2y) < 0); by symmetry the zero takes y's sign.
+    inf = math.inf
+    x = np.array([complex(inf, 2), complex(inf, -2), complex(-inf, 2), complex(-inf, -2)], dtype=np.complex64)
+    got = np.asarray(xp.tanh(xp.asarray(x, device=device)))
+    assert got.real.tolist() == [1.0, 1.0, -1.0, -1.0]
+    assert (got.imag == 0).all()
+    assert [math.copysign(1.0, v) for v in got.imag] == [1.0, -1.0, 1.0, -1.0]

@@ -45,7 +45,7 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
 
     Written once against ``xp`` (NumPy or CuPy) and bound per backend.
     """
-    floor_divide, expm1, sign = xp.floor_divide, xp.expm1, xp.sign
+    floor_divide, expm1, sign, tanh = xp.floor_divide, xp.expm1, xp.sign, xp.tanh
 
     def as_array(value: Any, like: Any) -> Any:
         return value if hasattr(value, "dtype") else xp.asarray(value, dtype=like.dtype)
@@ -107,7 +107,23 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
             out = xp.where(tiny, unit, out)
         return out
 
-    return {"floor_divide": fixed_floor_divide, "expm1": fixed_expm1, "sign": fixed_sign}
+    def fixed_tanh(x: Any, /) -> Any:
+        out = tanh(x)
+        if not xp.isdtype(x.dtype, "complex floating"):
+            return out
+        # tanh(+inf + iy) is 1 + 0j for finite y > 0 (the standard; C99 has
+        # 1 + i0*sin(2y), so NumPy answers 1 - 0j where sin(2y) < 0).  By
+        # symmetry the imaginary zero takes the sign of y, and -inf gives -1.
+        re, im = xp.real(x), xp.imag(x)
+        inf_re = xp.isinf(re) & xp.isfinite(im)
+        if xp.any(inf_re):
+            unit = xp.where(re > 0, xp.asarray(complex(1.0, 0.0), dtype=x.dtype),
+                            xp.asarray(complex(-1.0, 0.0), dtype=x.dtype))
+            unit = xp.where(xp.signbit(im), xp.conj(unit), unit)
+            out = xp.where(inf_re, unit, out)
+        return out
+
+    return {"floor_divide": fixed_floor_divide, "expm1": fixed_expm1, "sign": fixed_sign, "tanh": fixed_tanh}
 
 
 host_namespace = _derive("unifiedarray.compute.host", _compat_numpy)
