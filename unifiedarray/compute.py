@@ -66,13 +66,26 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
             out = xp.where(finite_over_inf, xp.asarray(-0.0, dtype=out.dtype), out)
         return out
 
-    def fixed_expm1(x: Any, /) -> Any:
-        out = expm1(x)
-        if not xp.isdtype(x.dtype, "complex floating"):
-            return out
+    def complex_only(base: Callable[[Any], Any]) -> Callable[..., Callable[[Any], Any]]:
+        """A correction of ``base`` for complex input: it gets ``x``,
+        ``base(x)`` and x's real and imaginary parts; other input gets
+        ``base(x)`` untouched."""
+
+        def decorate(fix: Callable[..., Any]) -> Callable[[Any], Any]:
+            def fixed(x: Any, /) -> Any:
+                out = base(x)
+                if not xp.isdtype(x.dtype, "complex floating"):
+                    return out
+                return fix(x, out, xp.real(x), xp.imag(x))
+
+            return fixed
+
+        return decorate
+
+    @complex_only(expm1)
+    def fixed_expm1(x: Any, out: Any, re: Any, im: Any) -> Any:
         # NumPy's complex expm1 misses the standard's special cases at
         # infinities and NaN; exp(x) - 1 gets them right there.
-        re, im = xp.real(x), xp.imag(x)
         zero = (re == 0) & (im == 0) & ~xp.signbit(im)  # expm1(+-0 + 0j) is +0 + 0j
         if xp.any(zero):
             out = xp.where(zero, xp.asarray(0j, dtype=x.dtype), out)
@@ -88,15 +101,12 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
             out = xp.where(special, alt, out)
         return out
 
-    def fixed_sign(x: Any, /) -> Any:
-        out = sign(x)
-        if not xp.isdtype(x.dtype, "complex floating"):
-            return out
+    @complex_only(sign)
+    def fixed_sign(x: Any, out: Any, re: Any, im: Any) -> Any:
         # x / |x| goes wrong where |x| is subnormal: NumPy overflows to NaN
         # (sign(1e-45j) is nan+infj), MLX flushes |x| and gives (-1+1j) for
         # -1e-45+1e-45j.  There, divide both parts by the larger one first
         # (exact), then normalise: the same value, computed in range.
-        re, im = xp.real(x), xp.imag(x)
         big = xp.maximum(xp.abs(re), xp.abs(im))
         tiny = (big > 0) & (big < xp.finfo(re.dtype).smallest_normal)
         if xp.any(tiny):
@@ -107,14 +117,11 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
             out = xp.where(tiny, unit, out)
         return out
 
-    def fixed_tanh(x: Any, /) -> Any:
-        out = tanh(x)
-        if not xp.isdtype(x.dtype, "complex floating"):
-            return out
+    @complex_only(tanh)
+    def fixed_tanh(x: Any, out: Any, re: Any, im: Any) -> Any:
         # tanh(+inf + iy) is 1 + 0j for finite y > 0 (the standard; C99 has
         # 1 + i0*sin(2y), so NumPy answers 1 - 0j where sin(2y) < 0).  By
         # symmetry the imaginary zero takes the sign of y, and -inf gives -1.
-        re, im = xp.real(x), xp.imag(x)
         inf_re = xp.isinf(re) & xp.isfinite(im)
         if xp.any(inf_re):
             unit = xp.where(re > 0, xp.asarray(complex(1.0, 0.0), dtype=x.dtype),
