@@ -1,7 +1,7 @@
 """Stateful test of arrays and their views against a NumPy model.
 
-A base array lives on the host or on MLX; views (basic slices of the base or
-of other views) are taken at random; writes go through any view (index
+A base array lives on the host or on MLX; views (basic slices, reshapes and
+axis permutations of the base or of other views) are taken at random; writes go through any view (index
 assignment, in-place operators) or through the buffer's host and MLX handles.
 After every step every view must read the model's values on the host and on
 MLX (never stale), and a second read right after a first must move nothing
@@ -34,6 +34,11 @@ def basic_key(shape: tuple[int, ...]) -> st.SearchStrategy:
 
 
 class ViewModel(RuleBasedStateMachine):
+    """Each view is paired with an array of flat indices into the model
+    (the base's values): slicing, reshaping and permuting the index array
+    says which base elements the view shows, whether or not NumPy could
+    express that view without a copy."""
+
     views = Bundle("views")
 
     @initialize(target=views, device=st.sampled_from(DEVICES), dtype=st.sampled_from(["float64", "int32", "float32"]))
@@ -41,52 +46,88 @@ class ViewModel(RuleBasedStateMachine):
         self.device = device
         self.model = np.arange(np.prod(SHAPE)).reshape(SHAPE).astype(dtype)
         self.base = xp.asarray(self.model, device=device)
-        self.pairs = [(self.base, self.model)]
+        self.pairs = [(self.base, np.arange(self.model.size).reshape(SHAPE))]
         return 0
 
     def pair(self, i):
         return self.pairs[i]
 
+    def values(self, idx):
+        return self.model.reshape(-1)[idx]
+
+    def set_values(self, idx, values):
+        flat = self.model.reshape(-1)  # a view: writes reach the model
+        flat[idx] = values
+
+    def add(self, arr, idx):
+        assert arr.device == self.device
+        self.pairs.append((arr, idx))
+        return len(self.pairs) - 1
+
     @rule(target=views, parent=views, data=st.data())
     def take_view(self, parent, data):
-        arr, ref = self.pair(parent)
-        if ref.ndim == 0:
+        arr, idx = self.pair(parent)
+        if idx.ndim == 0:
             return parent
-        key = data.draw(basic_key(ref.shape))
-        view_ref = ref[key + (Ellipsis,)]
-        view = arr[key]
-        assert view.shape == view_ref.shape
-        assert view.device == self.device
-        self.pairs.append((view, view_ref))
-        return len(self.pairs) - 1
+        key = data.draw(basic_key(idx.shape))
+        view, sub = arr[key], idx[key + (Ellipsis,)]
+        assert view.shape == sub.shape and view.is_view
+        return self.add(view, sub)
+
+    @rule(target=views, parent=views, data=st.data())
+    def reshape_view(self, parent, data):
+        arr, idx = self.pair(parent)
+        shapes = [(-1,), (1, -1), idx.shape[::-1], idx.shape + (1,)]
+        if idx.size % 2 == 0 and idx.size:
+            shapes.append((2, -1))
+        shape = data.draw(st.sampled_from(shapes))
+        view, sub = xp.reshape(arr, shape), idx.reshape(shape)
+        assert view.shape == sub.shape and view.is_view
+        return self.add(view, sub)
+
+    @rule(target=views, parent=views, data=st.data())
+    def permute_view(self, parent, data):
+        arr, idx = self.pair(parent)
+        if idx.ndim < 2:
+            return parent
+        axes = tuple(data.draw(st.permutations(range(idx.ndim))))
+        which = data.draw(st.sampled_from(["permute_dims", "mT", "T"] if idx.ndim == 2 else ["permute_dims", "mT"]))
+        if which == "permute_dims":
+            view, sub = xp.permute_dims(arr, axes), np.transpose(idx, axes)
+        elif which == "mT":
+            view, sub = arr.mT, np.swapaxes(idx, -1, -2)
+        else:
+            view, sub = arr.T, idx.T
+        assert view.shape == sub.shape and view.is_view
+        return self.add(view, sub)
 
     @rule(v=views, value=st.integers(-50, 50))
     def assign_all(self, v, value):
-        arr, ref = self.pair(v)
+        arr, idx = self.pair(v)
         arr[...] = value
-        ref[...] = value
+        self.set_values(idx, value)
 
     @rule(v=views, data=st.data(), value=st.integers(-50, 50))
     def assign_part(self, v, data, value):
-        arr, ref = self.pair(v)
-        if ref.ndim == 0:
+        arr, idx = self.pair(v)
+        if idx.ndim == 0:
             return
-        key = data.draw(basic_key(ref.shape))
+        key = data.draw(basic_key(idx.shape))
         arr[key] = value
-        ref[key + (Ellipsis,)] = value
+        self.set_values(idx[key + (Ellipsis,)], value)
 
     @rule(v=views, value=st.integers(1, 3))
     def in_place_add(self, v, value):
-        arr, ref = self.pair(v)
+        arr, idx = self.pair(v)
         arr += value
-        ref += np.asarray(value, dtype=ref.dtype)
+        self.set_values(idx, self.values(idx) + np.asarray(value, dtype=self.model.dtype))
 
     @rule(v=views)
     def in_place_from_array(self, v):
-        arr, ref = self.pair(v)
+        arr, idx = self.pair(v)
         other = xp.ones_like(arr)
         arr *= other + other
-        ref *= 2
+        self.set_values(idx, self.values(idx) * 2)
 
     @rule(value=st.integers(-9, 9))
     def write_host_handle(self, value):
@@ -107,11 +148,12 @@ class ViewModel(RuleBasedStateMachine):
     def every_view_reads_the_model_on_every_device(self):
         if not hasattr(self, "pairs"):
             return
-        for arr, ref in self.pairs:
-            np.testing.assert_array_equal(np.asarray(arr), ref)
+        for arr, idx in self.pairs:
+            expected = self.values(idx)
+            np.testing.assert_array_equal(np.asarray(arr), expected)
             if self.device != "cpu":
                 on_device = xp.asarray(arr)  # computes where arr lives
-                np.testing.assert_array_equal(np.asarray(xp.asarray(on_device * 1)), ref)
+                np.testing.assert_array_equal(np.asarray(xp.asarray(on_device * 1)), expected)
         with xp.track_transfers() as t:
             for arr, _ in self.pairs:
                 np.asarray(arr)
@@ -146,17 +188,26 @@ def test_views_share_one_buffer(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_results_never_alias_their_inputs(device):
+def test_reshape_and_transposes_are_views_and_other_results_own_their_memory(device):
     x = xp.asarray(np.arange(6.0), device=device)
-    r = xp.reshape(x, (2, 3))
+    r = xp.reshape(x, (2, 3), copy=False)  # a view: nothing is copied
     t = xp.permute_dims(r, (1, 0))
+    with xp.track_transfers() as ledger:
+        views = [r, t, r.T, r.mT, xp.matrix_transpose(r), xp.reshape(t, (-1,))]
+    assert ledger.count == 0 and all(v.is_view and v.buffer is x.buffer for v in views)
     x[0] = 100.0
-    assert float(r[0, 0]) == 0.0 and float(t[0, 0]) == 0.0  # value semantics on every backend
-    # So a reshape that must not copy is refused, as the standard says, and
-    # x is left as it was.
-    with pytest.raises(ValueError, match="copy=False"):
-        xp.reshape(x, (3, 2), copy=False)
-    assert xp.reshape(x, (3, 2), copy=None).shape == (3, 2) and float(x[0]) == 100.0
+    assert [float(v.reshape(-1)[0]) for v in views] == [100.0] * len(views)
+    t[2, 1] = -5.0  # r[1, 2], x[5]
+    assert float(x[5]) == -5.0 and float(r[1, 2]) == -5.0
+    # Functions that NumPy answers with a view (squeeze, expand_dims, flip)
+    # give arrays of their own: value semantics.
+    owned = [xp.squeeze(xp.expand_dims(x, axis=0), axis=0), xp.flip(x), xp.expand_dims(x, axis=1)]
+    x[1] = 7.0
+    assert [float(o.reshape(-1)[1]) for o in owned] == [1.0, 4.0, 1.0]
+    assert not any(o.is_view for o in owned)
+    c = xp.reshape(x, (3, 2), copy=True)
+    x[2] = 8.0
+    assert not c.is_view and float(c[1, 0]) == 2.0
 
 
 def test_bad_indices_raise_index_error_and_corrupt_nothing():

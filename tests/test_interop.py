@@ -397,12 +397,43 @@ def test_dask_keeps_the_chunk_type(device):
 
 
 @needs_mlx
-def test_numpy_view_functions_give_arrays_of_their_own():
+def test_numpy_view_functions_give_views_that_stay_in_sync():
     m = xp.zeros((100, 2, 2), device="mlx")
     x = xp.asarray([1.0, 2.0, 3.0, 4.0])
-    for y in (np.reshape(x, (2, 2)), x.reshape(2, 2), np.transpose(x.reshape(2, 2)), xp.real(x)):
-        float((m[:1] + xp.reshape(y, (1, 2, 2)))[0, 0, 0])  # y now has an MLX copy too
+    views = [np.reshape(x, (2, 2)), x.reshape(2, 2), np.transpose(x.reshape(2, 2)), np.ravel(x), x.T if x.ndim == 2 else x.reshape(4)]
+    for y in views:
+        assert type(y) is UnifiedArray and y.is_view and y.buffer is x.buffer
+        float((m[:1] + xp.reshape(y, (1, -1))[..., :4].reshape(1, 2, 2))[0, 0, 0])  # the buffer has an MLX copy now
         x[0] = 100.0
-        assert np.asarray(y).ravel()[0] == 1.0  # host copy of y
-        assert float(xp.reshape(y, (-1,)).to_device("mlx")[0]) == 1.0  # and its MLX copy agree
+        assert np.asarray(y).ravel()[0] == 100.0  # the host view sees the write ...
+        assert float(xp.reshape(y, (-1,)).to_device("mlx")[0]) == 100.0  # ... and so does the MLX copy
         x[0] = 1.0
+    # What NumPy would not answer with a view is an array of its own.
+    for y in (xp.real(x), np.reshape(x, (2, 2), order="F"), np.flip(x)):
+        assert not y.is_view
+        before = np.asarray(y).copy()
+        x[1] = -7.0
+        np.testing.assert_array_equal(np.asarray(y), before)
+        x[1] = 2.0
+
+
+
+
+def test_legacy_zero_copy_export_of_a_view_exports_the_view():
+    x = xp.asarray(np.arange(6.0).reshape(2, 3))
+    v = x[1, 1:]
+
+    class Legacy:  # a consumer that asks for no DLPack version and no copy
+        def __dlpack__(self, **kwargs):
+            return v.__dlpack__(copy=False)
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    assert np.from_dlpack(Legacy()).tolist() == [4.0, 5.0]  # the view, not the whole buffer
+    strided = xp.reshape(x[:, :2], (4,))  # no single block of memory holds it
+    state = x.buffer.state
+    with pytest.raises(BufferError, match="copy=True"):
+        strided.__dlpack__(copy=False)
+    assert x.buffer.state == state  # the refusal marked nothing
+    assert np.from_dlpack(strided).tolist() == [0.0, 1.0, 3.0, 4.0]

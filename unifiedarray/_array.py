@@ -24,7 +24,7 @@ Example
 
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -187,13 +187,94 @@ def native_on(x: "UnifiedArray", dev: Device, reason: str) -> Any:
         if view is None:
             view = base
             for k in key:
-                view = view[k]
-            x._hostview = view
+                view = k.apply(_host_ns(), view) if type(k) in _LINKS else view[k]
+            if _slices_only(key):
+                x._hostview = view  # always a real view of base
         return view
-    getitem = namespace_for(dev).getitem
+    ns = namespace_for(dev)
     for k in key:
-        base = getitem(base, k)
+        base = k.apply(ns, base) if type(k) in _LINKS else ns.getitem(base, k)
     return base
+
+
+class Reshape(NamedTuple):
+    """A view-chain link: the parent reshaped to ``shape``.  (Links are
+    named tuples so that they compare, hash, pickle and tokenize; anything
+    in a chain whose type is not in ``_LINKS`` is a basic index.)"""
+
+    shape: tuple[int, ...]
+
+    def apply(self, ns: Any, arr: Any) -> Any:
+        return ns.reshape(arr, self.shape)
+
+    def restore(self, ns: Any, sub: Any, parent_shape: tuple[int, ...]) -> Any:
+        return ns.reshape(sub, parent_shape)
+
+
+class Permute(NamedTuple):
+    """A view-chain link: the parent's axes permuted."""
+
+    axes: tuple[int, ...]
+
+    def apply(self, ns: Any, arr: Any) -> Any:
+        return ns.permute_dims(arr, self.axes)
+
+    def restore(self, ns: Any, sub: Any, parent_shape: tuple[int, ...]) -> Any:
+        inverse = tuple(sorted(range(len(self.axes)), key=self.axes.__getitem__))
+        return ns.permute_dims(sub, inverse)
+
+
+_LINKS = (Reshape, Permute)
+
+
+def _slices_only(chain: tuple) -> bool:
+    return not any(type(k) in _LINKS for k in chain)
+
+
+def _host_ns() -> Any:
+    ns = _NS.get(CPU)
+    return ns if ns is not None else namespace_for(CPU)
+
+
+def writable_native(x: "UnifiedArray", dev: Device, reason: str) -> Any:
+    """A writable native array over x's data on ``dev`` (host or CUDA), for
+    exports whose consumer may write (a raw pointer, a legacy DLPack
+    capsule): the buffer's copy is leased (counted as a write) and x's chain
+    applied to the lease.  Raises ``BufferError`` where a link cannot be a
+    view of that memory (a reshape of a strided slice), since writes to a
+    copy would be lost."""
+    buf = x._buf
+    ns = namespace_for(dev)
+
+    def follow(arr: Any) -> Any:
+        for k in x._key:
+            arr = k.apply(ns, arr) if type(k) in _LINKS else ns.getitem(arr, k)
+        return arr
+
+    with buf._lock:
+        if x._key is None:
+            return buf._lease(dev, reason)
+        # Check on the current copy first, so that a refusal marks nothing.
+        base = buf._copies[dev] if dev in buf._valid else buf._acquire(dev, False, reason)
+        view = follow(base)
+        if view.size and not _may_share(view, base, dev):
+            raise BufferError(
+                f"{reason}: this view's data ({x._key[-1]!r} of a strided view) is not one block of "
+                f"memory on {dev}; export a copy instead (copy=True)"
+            )
+        return follow(buf._lease(dev, reason))
+
+
+def linked_view(x: "UnifiedArray", link: Any, shape: tuple[int, ...]) -> "UnifiedArray":
+    """A view of ``x`` through ``link`` (a :class:`Reshape` or
+    :class:`Permute`): it shares x's buffer, so writes through either are
+    seen by both, on every backend, and making it copies nothing."""
+    out = object.__new__(UnifiedArray)
+    out._buf = x._buf
+    out._key = (link,) if x._key is None else x._key + (link,)
+    out._shape = shape
+    out._hostview = None
+    return out
 
 
 def _write(x: "UnifiedArray", key: Any, value: Any, reason: str) -> None:
@@ -206,21 +287,29 @@ def _write(x: "UnifiedArray", key: Any, value: Any, reason: str) -> None:
         chain = x._key
         if chain is None:
             ns.setitem(base, key, value)
-        elif dev == CPU or dev.kind == "cuda":
+        elif (dev == CPU or dev.kind == "cuda") and _slices_only(chain):
             ns.setitem(native_on(x, dev, reason), key, value)  # a real view: writes reach the copy
         else:
-            _write_chain(ns, base, chain, key, value)
+            _write_chain(ns, base, chain, key, value, dev)
 
 
-def _write_chain(ns: Any, arr: Any, chain: tuple, key: Any, value: Any) -> None:
-    """Write through a chain of views where slices are copies (MLX): take the
-    slice, write into it, and write the slice back, innermost first."""
+def _write_chain(ns: Any, arr: Any, chain: tuple, key: Any, value: Any, dev: Device) -> None:
+    """Write through a chain of views whose links may give copies (every
+    link on MLX; a reshape that NumPy or CuPy cannot express as a view):
+    take the link, write into it, and write it back, innermost first.  A
+    link that gave a real view needs no write-back: the write is there."""
     if not chain:
         ns.setitem(arr, key, value)
         return
-    sub = ns.getitem(arr, chain[0])
-    _write_chain(ns, sub, chain[1:], key, value)
-    ns.setitem(arr, chain[0], sub)
+    link = chain[0]
+    sub = link.apply(ns, arr) if type(link) in _LINKS else ns.getitem(arr, link)
+    _write_chain(ns, sub, chain[1:], key, value, dev)
+    if dev != MLX and _may_share(sub, arr, dev):
+        return
+    if type(link) in _LINKS:
+        ns.setitem(arr, Ellipsis, link.restore(ns, sub, tuple(arr.shape)))
+    else:
+        ns.setitem(arr, link, sub)
 
 
 def _is_basic_key(key: Any) -> bool:
@@ -315,14 +404,15 @@ class UnifiedArray:
         """The transpose of a 2-D array."""
         if self.ndim != 2:
             raise ValueError(f"x.T requires a 2-D array (this one is {self.ndim}-D); use permute_dims or mT")
-        return dispatch("permute_dims", (self, (1, 0)), {})
+        return linked_view(self, Permute((1, 0)), self._shape[::-1])
 
     @property
     def mT(self) -> "UnifiedArray":
         """The transpose of the last two axes."""
         if self.ndim < 2:
             raise ValueError("x.mT requires at least 2 dimensions")
-        return dispatch("matrix_transpose", (self,), {})
+        n = self.ndim
+        return linked_view(self, Permute(tuple(range(n - 2)) + (n - 1, n - 2)), self._shape[:-2] + self._shape[:-3:-1])
 
     @property
     def buffer(self) -> UnifiedBuffer:
@@ -331,7 +421,8 @@ class UnifiedArray:
 
     @property
     def is_view(self) -> bool:
-        """Whether this array is a basic-index view of another's buffer."""
+        """Whether this array is a view of another's buffer (basic indexing,
+        ``reshape``, ``permute_dims``, ``matrix_transpose``, ``.T``, ``.mT``)."""
         return self._key is not None
 
     # -- conversion ----------------------------------------------------------
@@ -446,7 +537,7 @@ class UnifiedArray:
         out._buf = buf
         parent = self._key
         out._key = (key,) if parent is None else parent + (key,)
-        if buf._placement == CPU:
+        if buf._placement == CPU and (parent is None or _slices_only(parent)):
             view = native_on(self, CPU, "UnifiedArray.__getitem__")[key]
             out._hostview = view
             out._shape = view.shape

@@ -16,12 +16,25 @@ dtypes as well as arrays and never touch data).
 from __future__ import annotations
 
 import inspect
+import math
+import operator
 from typing import Any, Callable, NamedTuple, Optional
 
 import array_api_compat.numpy as _compat
 import numpy as np
 
-from ._array import UnifiedArray, _wrap, _wrap_result, binary, dispatch, namespace_for, native_on
+from ._array import (
+    Permute,
+    Reshape,
+    UnifiedArray,
+    _wrap,
+    _wrap_result,
+    binary,
+    dispatch,
+    linked_view,
+    namespace_for,
+    native_on,
+)
 from ._devices import Device, DeviceLike
 
 # -- tables --------------------------------------------------------------------------
@@ -41,10 +54,9 @@ ELEMENTWISE_BINARY = (
 GENERIC = {
     "elementwise": "clip",
     "indexing": "take take_along_axis",
-    "linear_algebra": "matmul matrix_transpose tensordot vecdot",
+    "linear_algebra": "matmul tensordot vecdot",
     "manipulation": (
-        "broadcast_arrays broadcast_to concat expand_dims flip moveaxis permute_dims repeat reshape "
-        "roll squeeze stack tile unstack"
+        "broadcast_arrays broadcast_to concat expand_dims flip moveaxis repeat roll squeeze stack tile unstack"
     ),
     "searching": "argmax argmin count_nonzero nonzero searchsorted where",
     "set": "isin unique_all unique_counts unique_inverse unique_values",
@@ -123,14 +135,6 @@ def make_generic(path: str, chapter: str) -> Callable[..., Any]:
     lookup = _bound(path)
 
     def fn(*args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("copy") is False:  # reshape's copy=False
-            # No two buffers share memory (a write through one would leave the
-            # other's device copies stale), so every result is a copy, which
-            # the standard says copy=False must refuse.
-            raise ValueError(
-                f"{path}(copy=False): a UnifiedArray never shares memory with another array, so the "
-                f"result would be a copy; pass copy=None (or True)"
-            )
         # Fast path: one array, first, nothing else array-like.
         if (
             args
@@ -200,6 +204,93 @@ def build(namespace: dict[str, Any]) -> None:
     for chapter, names in GENERIC.items():
         for name in names.split():
             namespace[name] = make_generic(name, chapter)
+    namespace.update(reshape=reshape, permute_dims=permute_dims, matrix_transpose=matrix_transpose)
+
+
+# -- views: reshape and transposes -----------------------------------------------------
+# These return views that share the input's buffer (a link in the view's chain,
+# like a slice), on every backend, so they copy nothing; see _array.linked_view.
+
+
+def _require_array(x: Any, name: str) -> None:
+    if type(x) is not UnifiedArray:
+        raise TypeError(f"{name} expects a UnifiedArray, got {type(x).__name__}")
+
+
+def _new_shape(old: tuple[int, ...], shape: Any) -> tuple[int, ...]:
+    """``shape`` checked against ``old``'s size, a single -1 inferred."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        dims = tuple(int(operator.index(d)) for d in shape)
+    except TypeError:
+        raise TypeError(f"reshape: shape must be an int or a tuple of ints, not {shape!r}") from None
+    size = math.prod(old)
+    if dims.count(-1) > 1 or any(d < -1 for d in dims):
+        raise ValueError(f"reshape: invalid shape {dims}")
+    if -1 in dims:
+        known = math.prod(d for d in dims if d != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"reshape: cannot reshape an array of size {size} into shape {dims}")
+        dims = tuple(size // known if d == -1 else d for d in dims)
+    if math.prod(dims) != size:
+        raise ValueError(f"reshape: cannot reshape an array of size {size} into shape {dims}")
+    return dims
+
+
+def reshape(x: UnifiedArray, /, shape: tuple[int, ...], *, copy: Optional[bool] = None) -> UnifiedArray:
+    """``x`` with a new shape: a view sharing x's buffer (no data is copied)
+    unless ``copy=True``.
+
+    >>> import unifiedarray as xp
+    >>> x = xp.asarray([1.0, 2.0, 3.0, 4.0])
+    >>> m = xp.reshape(x, (2, 2))
+    >>> m[0, 1] = 20.0
+    >>> x.tolist()
+    [1.0, 20.0, 3.0, 4.0]
+    """
+    _require_array(x, "reshape")
+    view = linked_view(x, Reshape(_new_shape(x.shape, shape)), _new_shape(x.shape, shape))
+    return _copy_of(view) if copy else view
+
+
+def permute_dims(x: UnifiedArray, /, axes: tuple[int, ...]) -> UnifiedArray:
+    """``x`` with its axes permuted: a view sharing x's buffer.
+
+    >>> import unifiedarray as xp
+    >>> xp.permute_dims(xp.zeros((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
+    _require_array(x, "permute_dims")
+    n = x.ndim
+    try:
+        norm = tuple(int(operator.index(a)) for a in axes)
+    except TypeError:
+        raise TypeError(f"permute_dims: axes must be a tuple of ints, not {axes!r}") from None
+    norm = tuple(a + n if a < 0 else a for a in norm)
+    if sorted(norm) != list(range(n)):
+        raise ValueError(f"permute_dims: axes {tuple(axes)} are not a permutation of the {n} axes")
+    return linked_view(x, Permute(norm), tuple(x.shape[a] for a in norm))
+
+
+def matrix_transpose(x: UnifiedArray, /) -> UnifiedArray:
+    """The transpose of the last two axes: a view sharing x's buffer
+    (``x.mT``).
+
+    >>> import unifiedarray as xp
+    >>> xp.matrix_transpose(xp.zeros((5, 2, 3))).shape
+    (5, 3, 2)
+    """
+    _require_array(x, "matrix_transpose")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose: x must have at least 2 dimensions (it has {x.ndim})")
+    return x.mT
+
+
+def _copy_of(x: UnifiedArray) -> UnifiedArray:
+    from ._creation import asarray
+
+    return asarray(x, copy=True)
 
 
 # -- data type functions -------------------------------------------------------------

@@ -32,7 +32,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ._array import UnifiedArray, _send_back, _wrap, _write, native_on, placement_of
+from ._array import UnifiedArray, _send_back, _wrap, _write, native_on, placement_of, writable_native
 from ._devices import CPU, MLX, Device
 from .backends import backend_for
 
@@ -189,7 +189,51 @@ def __array_function__(self: UnifiedArray, func: Any, types: Any, args: tuple, k
     if not all(issubclass(t, (UnifiedArray, np.ndarray)) for t in types):
         return NotImplemented
     name = _numpy_name(func)
+    if name in _NUMPY_VIEWS and args and type(args[0]) is UnifiedArray:
+        view = _NUMPY_VIEWS[name](*args, **kwargs)
+        if view is not None:
+            return view
     return _run_numpy_call(name, func, args, dict(kwargs), f"numpy.{name}")
+
+
+# NumPy's functions that return views, answered with views of the buffer
+# (as NumPy's arrays answer them), on every backend.  Each returns None for
+# what it does not cover (another order=, copy=True), which then runs as any
+# other NumPy call does: on a copy.
+def _np_reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None) -> Any:
+    if order != "C" or copy:
+        return None
+    return _functions().reshape(a, shape if shape is not None else newshape)
+
+
+def _np_ravel(a: Any, order: str = "C") -> Any:
+    return _functions().reshape(a, (-1,)) if order == "C" else None
+
+
+def _np_transpose(a: Any, axes: Any = None) -> Any:
+    return _functions().permute_dims(a, tuple(range(a.ndim))[::-1] if axes is None else tuple(axes))
+
+
+def _np_swapaxes(a: Any, axis1: int, axis2: int) -> Any:
+    axes = list(range(a.ndim))
+    axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
+    return _functions().permute_dims(a, tuple(axes))
+
+
+def _functions() -> Any:
+    from . import _functions as f
+
+    return f
+
+
+_NUMPY_VIEWS: dict[str, Any] = {
+    "reshape": _np_reshape,
+    "ravel": _np_ravel,
+    "transpose": _np_transpose,
+    "permute_dims": _np_transpose,
+    "swapaxes": _np_swapaxes,
+    "matrix_transpose": lambda x: x.mT,
+}
 
 
 # -- DLPack ------------------------------------------------------------------------
@@ -225,7 +269,7 @@ def __dlpack__(
             view.flags.writeable = False  # exported with DLPack's read-only flag
             return view.__dlpack__(stream=stream, **kwargs)
         # copy=False from a legacy consumer: the export is a lease (a write).
-        return self._buf._lease(CPU, "__dlpack__").__dlpack__(stream=stream)
+        return writable_native(self, CPU, "__dlpack__").__dlpack__(stream=stream)
     if dev == MLX and copy is not False:
         # MLX's exports carry no read-only flag; a copy keeps the buffer safe
         # from a consumer that writes, and MLX's own import copies anyway.
@@ -234,8 +278,7 @@ def __dlpack__(
     if copy:
         native = native_on(self, dev, "__dlpack__").copy()
     else:
-        self._buf._lease(dev, "__dlpack__")  # zero-copy on CUDA: the consumer may write
-        native = native_on(self, dev, "__dlpack__")
+        native = writable_native(self, dev, "__dlpack__")  # zero-copy on CUDA: the consumer may write
     try:
         return native.__dlpack__(stream=stream, **kwargs)
     except TypeError:  # producers that predate the 2023.12 keywords
@@ -268,8 +311,7 @@ def __dlpack_device__(self: UnifiedArray) -> tuple[int, int]:
 def _cuda_native(self: UnifiedArray, reason: str) -> Any:
     if self.device.kind != "cuda":
         raise AttributeError(f"{reason}: this array lives on {self.device}, not on a CUDA device")
-    self._buf._lease(self.device, reason)  # a raw pointer goes out: presume a write
-    return native_on(self, self.device, reason)
+    return writable_native(self, self.device, reason)  # a raw pointer goes out: presume a write
 
 
 def _cuda_array_interface(self: UnifiedArray) -> dict[str, Any]:
