@@ -137,6 +137,8 @@ def _is_native(obj: Any, dev: Device) -> bool:
 def _may_share(a: Any, b: Any, dev: Device) -> bool:
     if dev == CPU:
         return np.may_share_memory(a, b)
+    if dev == MLX:
+        return False  # MLX arrays are values: a slice or reshape is a new array
     import cupy
 
     return cupy.may_share_memory(a, b)
@@ -257,12 +259,23 @@ def writable_native(x: "UnifiedArray", dev: Device, reason: str) -> Any:
         # Check on the current copy first, so that a refusal marks nothing.
         base = buf._copies[dev] if dev in buf._valid else buf._acquire(dev, False, reason)
         view = follow(base)
-        if view.size and not _may_share(view, base, dev):
+        if view.size and not _memory_overlaps(view, base, dev):
             raise BufferError(
                 f"{reason}: this view's data ({x._key[-1]!r} of a strided view) is not one block of "
                 f"memory on {dev}; export a copy instead (copy=True)"
             )
         return follow(buf._lease(dev, reason))
+
+
+def _memory_overlaps(a: Any, b: Any, dev: Device) -> bool:
+    """Whether native ``a`` lies in ``b``'s memory.  Unlike ``_may_share``
+    this looks at MLX's memory too: MLX's slices, reshapes and transposes
+    are values, but their data is a view of the parent's buffer."""
+    if dev == MLX:
+        mx = _mx()
+        mx.eval(a, b)
+        return np.may_share_memory(np.asarray(a), np.asarray(b))
+    return _may_share(a, b, dev)
 
 
 def linked_view(x: "UnifiedArray", link: Any, shape: tuple[int, ...]) -> "UnifiedArray":
@@ -304,7 +317,7 @@ def _write_chain(ns: Any, arr: Any, chain: tuple, key: Any, value: Any, dev: Dev
     link = chain[0]
     sub = link.apply(ns, arr) if type(link) in _LINKS else ns.getitem(arr, link)
     _write_chain(ns, sub, chain[1:], key, value, dev)
-    if dev != MLX and _may_share(sub, arr, dev):
+    if _may_share(sub, arr, dev):
         return
     if type(link) in _LINKS:
         ns.setitem(arr, Ellipsis, link.restore(ns, sub, tuple(arr.shape)))
