@@ -221,10 +221,13 @@ def _new_shape(old: tuple[int, ...], shape: Any) -> tuple[int, ...]:
     """``shape`` checked against ``old``'s size, a single -1 inferred."""
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
-    try:
-        dims = tuple(int(operator.index(d)) for d in shape)
-    except TypeError:
-        raise TypeError(f"reshape: shape must be an int or a tuple of ints, not {shape!r}") from None
+    if type(shape) is tuple and all(type(d) is int for d in shape):
+        dims = shape
+    else:
+        try:
+            dims = tuple(int(operator.index(d)) for d in shape)
+        except TypeError:
+            raise TypeError(f"reshape: shape must be an int or a tuple of ints, not {shape!r}") from None
     size = math.prod(old)
     if dims.count(-1) > 1 or any(d < -1 for d in dims):
         raise ValueError(f"reshape: invalid shape {dims}")
@@ -250,7 +253,8 @@ def reshape(x: UnifiedArray, /, shape: tuple[int, ...], *, copy: Optional[bool] 
     [1.0, 20.0, 3.0, 4.0]
     """
     _require_array(x, "reshape")
-    view = linked_view(x, Reshape(_new_shape(x.shape, shape)), _new_shape(x.shape, shape))
+    dims = _new_shape(x._shape, shape)
+    view = linked_view(x, Reshape(dims), dims)
     return _copy_of(view) if copy else view
 
 
