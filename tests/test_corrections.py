@@ -14,12 +14,16 @@ from .conftest import DEVICES
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_sign_of_subnormal_complex_is_a_unit(device: str) -> None:
-    # NumPy overflows (nan+infj) and MLX flushes (-1+1j) where |x| is subnormal.
-    x = np.array([1e-45j, -1e-45 + 1e-45j, 3e-39 - 4e-39j, 3 + 4j, 0j], dtype=np.complex64)
-    got = np.asarray(xp.sign(xp.asarray(x, device=device)))
+def test_sign_of_complex_outside_the_normal_range_is_a_unit(device: str) -> None:
+    # NumPy overflows (nan+infj) and MLX flushes (-1+1j) where |x| is subnormal;
+    # near the largest float |x| overflows and both gave 0.
+    big = float(np.finfo(np.float32).max)
+    x = np.array([1e-45j, -1e-45 + 1e-45j, 3e-39 - 4e-39j, 3 + 4j, 0j, complex(big, big), complex(-big, 0)],
+                 dtype=np.complex64)
+    with np.errstate(all="ignore"):
+        got = np.asarray(xp.sign(xp.asarray(x, device=device)))
     s = math.sqrt(0.5)
-    expected = np.array([1j, -s + s * 1j, 0.6 - 0.8j, 0.6 + 0.8j, 0j], dtype=np.complex64)
+    expected = np.array([1j, -s + s * 1j, 0.6 - 0.8j, 0.6 + 0.8j, 0j, s + s * 1j, -1], dtype=np.complex64)
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
     assert got.dtype == np.complex64
 

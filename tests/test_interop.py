@@ -150,6 +150,43 @@ def test_mlx_results_can_be_read_from_another_thread():
 
 
 @needs_mlx
+@pytest.mark.parametrize("how", ["whole", "slice", "T", "reshape", "in-place"])
+def test_mlx_writes_from_other_threads_are_seen_and_lose_nothing(how):
+    import threading
+
+    x = xp.zeros((8, 16), device="mlx")
+    errors = []
+
+    def worker(i):
+        try:
+            for _ in range(20):
+                if how == "whole":
+                    x[i, :] = x[i, :] + 1.0
+                elif how == "slice":
+                    v = x[i]
+                    v[...] = v + 1.0
+                elif how == "T":
+                    v = x.T[:, i]
+                    v += 1.0
+                elif how == "reshape":
+                    v = xp.reshape(x, (8, 4, 4))[i]
+                    v += 1.0
+                else:
+                    v = x[i]
+                    v += 1.0
+        except Exception as exc:  # noqa: BLE001  (collected, asserted below)
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert np.asarray(x).tolist() == [[20.0] * 16] * 8  # each thread its own row: no update lost
+
+
+@needs_mlx
 def test_dlpack_from_mlx_array_and_to_cpu():
     x = xp.asarray(np.arange(4, dtype=np.float32), device="mlx")
     assert x.__dlpack_device__() == (1, 0)  # MLX's CPU build
@@ -437,3 +474,14 @@ def test_legacy_zero_copy_export_of_a_view_exports_the_view():
         strided.__dlpack__(copy=False)
     assert x.buffer.state == state  # the refusal marked nothing
     assert np.from_dlpack(strided).tolist() == [0.0, 1.0, 3.0, 4.0]
+
+
+def test_numpy_transpose_and_swapaxes_check_axes_as_numpy_does():
+    x = xp.asarray([1.0, 2.0, 3.0])
+    assert np.transpose(x, 0).tolist() == [1.0, 2.0, 3.0]
+    m = xp.zeros((2, 3))
+    assert np.swapaxes(m, 0, -1).shape == (3, 2)
+    with pytest.raises(np.exceptions.AxisError):
+        np.swapaxes(m, 0, 5)
+    with pytest.raises(np.exceptions.AxisError):
+        np.transpose(m, (0, 2))

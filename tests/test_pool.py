@@ -206,3 +206,15 @@ def test_soak_100k_cycles_with_flat_memory():
     assert s["misses"] == 2  # 64, 1000 and 10 float32 share the 4 KiB class; 4096 takes 16 KiB
     assert s["bytes_in_use"] == 0
     assert rss1 - rss0 < 20_000  # KiB: flat, not growing with cycles
+
+
+def test_trim_and_stats_reclaim_held_blocks_whose_views_are_gone():
+    pool = MemoryPool()
+    b = pool.acquire((1000,), dtype=np.float64)  # an 8 KiB block
+    b.fill(1.0)
+    view = b.to_numpy()
+    pool.release(b)
+    assert pool.stats()["bytes_held"] == 8192
+    del view
+    assert pool.stats()["bytes_held"] == 0 and pool.stats()["bytes_pooled"] == 8192
+    assert pool.trim() == 8192

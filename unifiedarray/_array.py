@@ -297,6 +297,13 @@ def _write(x: "UnifiedArray", key: Any, value: Any, reason: str) -> None:
     with buf._lock:
         base = buf._acquire(dev, True, reason)
         ns = namespace_for(dev)
+        if dev == MLX:
+            # MLX's setitem rebinds the array object to a lazy graph bound to
+            # this thread's stream; another thread reading the buffer's copy
+            # meanwhile would build on that graph and fail.  So write into a
+            # new handle, evaluate it here, and only then swap it in: readers
+            # see the old array or the finished new one, never a graph.
+            base = backend_for(MLX).detach(base)  # type: ignore[attr-defined]
         chain = x._key
         if chain is None:
             ns.setitem(base, key, value)
@@ -304,6 +311,9 @@ def _write(x: "UnifiedArray", key: Any, value: Any, reason: str) -> None:
             ns.setitem(native_on(x, dev, reason), key, value)  # a real view: writes reach the copy
         else:
             _write_chain(ns, base, chain, key, value, dev)
+        if dev == MLX:
+            _mx().eval(base)
+            buf._copies[MLX] = base
 
 
 def _write_chain(ns: Any, arr: Any, chain: tuple, key: Any, value: Any, dev: Device) -> None:

@@ -28,6 +28,7 @@ What moves, and what is handed out:
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Optional
 
 import numpy as np
@@ -211,13 +212,25 @@ def _np_ravel(a: Any, order: str = "C") -> Any:
 
 
 def _np_transpose(a: Any, axes: Any = None) -> Any:
-    return _functions().permute_dims(a, tuple(range(a.ndim))[::-1] if axes is None else tuple(axes))
+    if axes is None:
+        return _functions().permute_dims(a, tuple(range(a.ndim))[::-1])
+    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    return _functions().permute_dims(a, tuple(_np_axis(ax, a.ndim) for ax in axes))
 
 
 def _np_swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     axes = list(range(a.ndim))
-    axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
+    i, j = _np_axis(axis1, a.ndim), _np_axis(axis2, a.ndim)
+    axes[i], axes[j] = axes[j], axes[i]
     return _functions().permute_dims(a, tuple(axes))
+
+
+def _np_axis(axis: Any, ndim: int) -> int:
+    """An axis as NumPy checks it (``AxisError``, an IndexError and a ValueError)."""
+    ax = operator.index(axis)
+    if not -ndim <= ax < ndim:
+        raise np.exceptions.AxisError(ax, ndim)
+    return ax % ndim if ndim else ax
 
 
 def _functions() -> Any:

@@ -297,6 +297,8 @@ class MemoryPool:
         that rounding to size classes wastes), over all spaces or one."""
         with self._lock:
             spaces = [s for (d, _), s in self._spaces.items() if device is None or d == Device.parse(device)]
+            for s in spaces:
+                s.reclaim()  # so that bytes_held counts only blocks still referred to
             per = {f"{s.device}{' (pinned)' if s.pinned else ''}": s.stats() for s in spaces}
             hits = sum(s.hits for s in spaces)
             misses = sum(s.misses for s in spaces)
@@ -333,9 +335,10 @@ class MemoryPool:
         """Free pooled blocks until at most ``keep`` bytes stay pooled per
         space; returns the bytes freed."""
         with self._lock:
-            return sum(
-                s.trim(keep) for (d, _), s in self._spaces.items() if device is None or d == Device.parse(device)
-            )
+            spaces = [s for (d, _), s in self._spaces.items() if device is None or d == Device.parse(device)]
+            for s in spaces:
+                s.reclaim()  # held blocks whose views are gone can be freed too
+            return sum(s.trim(keep) for s in spaces)
 
     # -- used by UnifiedBuffer ----------------------------------------------------------
     def _allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool, lease: Optional[_Lease] = None) -> Any:

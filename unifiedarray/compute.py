@@ -103,18 +103,20 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
 
     @complex_only(sign)
     def fixed_sign(x: Any, out: Any, re: Any, im: Any) -> Any:
-        # x / |x| goes wrong where |x| is subnormal: NumPy overflows to NaN
-        # (sign(1e-45j) is nan+infj), MLX flushes |x| and gives (-1+1j) for
-        # -1e-45+1e-45j.  There, divide both parts by the larger one first
-        # (exact), then normalise: the same value, computed in range.
+        # x / |x| goes wrong where |x| leaves the normal range: for subnormal
+        # |x| NumPy overflows to NaN (sign(1e-45j) is nan+infj) and MLX
+        # flushes (-1+1j for -1e-45+1e-45j); near the largest finite value
+        # |x| overflows and both give 0.  There, divide both parts by the
+        # larger one first (exact), then normalise: the same value, in range.
+        info = xp.finfo(re.dtype)
         big = xp.maximum(xp.abs(re), xp.abs(im))
-        tiny = (big > 0) & (big < xp.finfo(re.dtype).smallest_normal)
-        if xp.any(tiny):
-            scale = xp.where(tiny, big, xp.ones_like(big))
+        outside = (big > 0) & ((big < info.smallest_normal) | ((big > info.max / 2) & (big <= info.max)))
+        if xp.any(outside):
+            scale = xp.where(outside, big, xp.ones_like(big))
             u, v = re / scale, im / scale
             r = xp.sqrt(u * u + v * v)
             unit = xp.astype(u / r, x.dtype) + xp.astype(v / r, x.dtype) * xp.asarray(1j, dtype=x.dtype)
-            out = xp.where(tiny, unit, out)
+            out = xp.where(outside, unit, out)
         return out
 
     @complex_only(tanh)
