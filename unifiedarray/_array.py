@@ -187,16 +187,18 @@ def native_on(x: "UnifiedArray", dev: Device, reason: str) -> Any:
     if dev == CPU:
         view = x._hostview
         if view is None:
-            view = base
-            for k in key:
-                view = k.apply(_host_ns(), view) if type(k) in _LINKS else view[k]
+            view = _follow(_host_ns(), base, key)
             if _slices_only(key):
                 x._hostview = view  # always a real view of base
         return view
-    ns = namespace_for(dev)
-    for k in key:
-        base = k.apply(ns, base) if type(k) in _LINKS else ns.getitem(base, k)
-    return base
+    return _follow(namespace_for(dev), base, key)
+
+
+def _follow(ns: Any, arr: Any, chain: tuple) -> Any:
+    """``arr`` (a buffer's native copy) seen through a view's chain."""
+    for k in chain:
+        arr = k.apply(ns, arr) if type(k) in _LINKS else ns.getitem(arr, k)
+    return arr
 
 
 class Reshape(NamedTuple):
@@ -245,26 +247,20 @@ def writable_native(x: "UnifiedArray", dev: Device, reason: str) -> Any:
     applied to the lease.  Raises ``BufferError`` where a link cannot be a
     view of that memory (a reshape of a strided slice), since writes to a
     copy would be lost."""
-    buf = x._buf
+    buf, chain = x._buf, x._key
     ns = namespace_for(dev)
-
-    def follow(arr: Any) -> Any:
-        for k in x._key:
-            arr = k.apply(ns, arr) if type(k) in _LINKS else ns.getitem(arr, k)
-        return arr
-
     with buf._lock:
-        if x._key is None:
+        if chain is None:
             return buf._lease(dev, reason)
         # Check on the current copy first, so that a refusal marks nothing.
         base = buf._copies[dev] if dev in buf._valid else buf._acquire(dev, False, reason)
-        view = follow(base)
+        view = _follow(ns, base, chain)
         if view.size and not _memory_overlaps(view, base, dev):
             raise BufferError(
-                f"{reason}: this view's data ({x._key[-1]!r} of a strided view) is not one block of "
+                f"{reason}: this view's data ({chain[-1]!r} of a strided view) is not one block of "
                 f"memory on {dev}; export a copy instead (copy=True)"
             )
-        return follow(buf._lease(dev, reason))
+        return _follow(ns, buf._lease(dev, reason), chain)
 
 
 def _memory_overlaps(a: Any, b: Any, dev: Device) -> bool:
@@ -435,7 +431,8 @@ class UnifiedArray:
         if self.ndim < 2:
             raise ValueError("x.mT requires at least 2 dimensions")
         n = self.ndim
-        return linked_view(self, Permute(tuple(range(n - 2)) + (n - 1, n - 2)), self._shape[:-2] + self._shape[:-3:-1])
+        axes = tuple(range(n - 2)) + (n - 1, n - 2)
+        return linked_view(self, Permute(axes), tuple(self._shape[a] for a in axes))
 
     @property
     def buffer(self) -> UnifiedBuffer:
