@@ -178,7 +178,11 @@ def native_on(x: "UnifiedArray", dev: Device, reason: str) -> Any:
     if buf._pending is not None:
         buf._wait()  # a non-blocking move is still in flight
     if dev in buf._valid:
-        base = buf._copies[dev]
+        if dev == MLX:
+            with buf._lock:  # see _write: a writer publishes under the lock
+                base = buf._copies[dev]
+        else:
+            base = buf._copies[dev]
     else:
         base = buf._acquire(dev, False, reason)
     key = x._key
@@ -295,10 +299,12 @@ def _write(x: "UnifiedArray", key: Any, value: Any, reason: str) -> None:
         ns = namespace_for(dev)
         if dev == MLX:
             # MLX's setitem rebinds the array object to a lazy graph bound to
-            # this thread's stream; another thread reading the buffer's copy
-            # meanwhile would build on that graph and fail.  So write into a
-            # new handle, evaluate it here, and only then swap it in: readers
-            # see the old array or the finished new one, never a graph.
+            # this thread's stream; another thread holding the buffer's copy
+            # would then build on that graph and fail.  So the write goes into
+            # a new handle, published in place of the old one and scheduled
+            # (async_eval) before the lock is released; native_on fetches MLX
+            # copies under the lock, so no thread sees an unscheduled graph.
+            # Dropping the old handle first lets MLX reuse its memory.
             base = backend_for(MLX).detach(base)  # type: ignore[attr-defined]
         chain = x._key
         if chain is None:
@@ -308,8 +314,8 @@ def _write(x: "UnifiedArray", key: Any, value: Any, reason: str) -> None:
         else:
             _write_chain(ns, base, chain, key, value, dev)
         if dev == MLX:
-            _mx().eval(base)
             buf._copies[MLX] = base
+            _mx().async_eval(base)
 
 
 def _write_chain(ns: Any, arr: Any, chain: tuple, key: Any, value: Any, dev: Device) -> None:
@@ -776,7 +782,7 @@ def binary(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         return NotImplemented
     else:
         return binary(x, _asarray_foreign(y), name, reflected)
-    mine = native_on(x, dev, name) if (dev not in buf._valid or x._key is not None) else buf._copies[dev]
+    mine = buf._copies[dev] if (dev is CPU and dev in buf._valid and x._key is None) else native_on(x, dev, name)
     fn = _function(dev, name)
     res = fn(other, mine) if reflected else fn(mine, other)
     return _wrap(res, dev)
