@@ -192,30 +192,27 @@ def cumulative_prod(
     return _cumulative("cumulative_prod", mx.cumprod, 1, x, axis, dtype, include_initial)
 
 
-@float64_on_cpu
-def all(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
-    """Array API ``all`` (NaN counts as true)."""
-    require_array(x, "all")
-    axes = normalize_axes(axis, x.ndim, "all")
+def _truth(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, keepdims: bool) -> Array:
+    require_array(x, name)
+    axes = normalize_axes(axis, x.ndim, name)
     if x.size == 0 and axes:
-        return _empty_result("all", tuple(x.shape), axes, keepdims, mx.bool_)
+        return _empty_result(name, tuple(x.shape), axes, keepdims, mx.bool_)
     b = x if x.dtype == mx.bool_ else x != 0
     if not axes:
         return fresh(b) if b is x else b
-    return mx.all(b, axis=list(axes), keepdims=keepdims)
+    return reduce(b, axis=list(axes), keepdims=keepdims)
+
+
+@float64_on_cpu
+def all(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+    """Array API ``all`` (NaN counts as true)."""
+    return _truth("all", mx.all, x, axis, keepdims)
 
 
 @float64_on_cpu
 def any(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
     """Array API ``any`` (NaN counts as true)."""
-    require_array(x, "any")
-    axes = normalize_axes(axis, x.ndim, "any")
-    if x.size == 0 and axes:
-        return _empty_result("any", tuple(x.shape), axes, keepdims, mx.bool_)
-    b = x if x.dtype == mx.bool_ else x != 0
-    if not axes:
-        return fresh(b) if b is x else b
-    return mx.any(b, axis=list(axes), keepdims=keepdims)
+    return _truth("any", mx.any, x, axis, keepdims)
 
 
 @float64_on_cpu
