@@ -1,7 +1,8 @@
 """Stateful test of arrays and their views against a NumPy model.
 
-A base array lives on the host or on MLX; views (basic slices, reshapes and
-axis permutations of the base or of other views) are taken at random; writes go through any view (index
+A base array lives on the host or on MLX; views (basic slices, reshapes,
+axis permutations, squeezes, expand_dims and flips of the base or of other
+views) are taken at random; writes go through any view (index
 assignment, in-place operators) or through the buffer's host and MLX handles.
 After every step every view must read the model's values on the host and on
 MLX (never stale), and a second read right after a first must move nothing
@@ -98,6 +99,27 @@ class ViewModel(RuleBasedStateMachine):
             view, sub = arr.mT, np.swapaxes(idx, -1, -2)
         else:
             view, sub = arr.T, idx.T
+        assert view.shape == sub.shape and view.is_view
+        return self.add(view, sub)
+
+    @rule(target=views, parent=views, data=st.data())
+    def squeeze_expand_or_flip_view(self, parent, data):
+        arr, idx = self.pair(parent)
+        which = data.draw(st.sampled_from(["squeeze", "expand_dims", "flip"]))
+        if which == "squeeze":
+            singletons = [i for i, d in enumerate(idx.shape) if d == 1]
+            if not singletons:
+                return parent
+            axis = tuple(data.draw(st.lists(st.sampled_from(singletons), min_size=1, unique=True)))
+            view, sub = xp.squeeze(arr, axis=axis), np.squeeze(idx, axis=axis)
+        elif which == "expand_dims":
+            axis = data.draw(st.integers(-idx.ndim - 1, idx.ndim))
+            view, sub = xp.expand_dims(arr, axis=axis), np.expand_dims(idx, axis)
+        else:
+            axis = data.draw(st.none() | st.lists(st.integers(0, max(idx.ndim - 1, 0)), unique=True).map(tuple))
+            if axis and not idx.ndim:
+                return parent
+            view, sub = xp.flip(arr, axis=axis), np.flip(idx, axis=axis)
         assert view.shape == sub.shape and view.is_view
         return self.add(view, sub)
 
@@ -199,15 +221,40 @@ def test_reshape_and_transposes_are_views_and_other_results_own_their_memory(dev
     assert [float(v.reshape(-1)[0]) for v in views] == [100.0] * len(views)
     t[2, 1] = -5.0  # r[1, 2], x[5]
     assert float(x[5]) == -5.0 and float(r[1, 2]) == -5.0
-    # Functions that NumPy answers with a view (squeeze, expand_dims, flip)
-    # give arrays of their own: value semantics.
-    owned = [xp.squeeze(xp.expand_dims(x, axis=0), axis=0), xp.flip(x), xp.expand_dims(x, axis=1)]
-    x[1] = 7.0
-    assert [float(o.reshape(-1)[1]) for o in owned] == [1.0, 4.0, 1.0]
-    assert not any(o.is_view for o in owned)
     c = xp.reshape(x, (3, 2), copy=True)
     x[2] = 8.0
     assert not c.is_view and float(c[1, 0]) == 2.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_squeeze_expand_dims_and_flip_are_views_both_ways(device):
+    x = xp.asarray(np.arange(6.0).reshape(2, 3), device=device)
+    expected = np.arange(6.0).reshape(2, 3)
+    with xp.track_transfers() as ledger:
+        e = xp.expand_dims(x, axis=(0, -1))  # (1, 2, 3, 1)
+        s = xp.squeeze(e, axis=(0, 3))  # (2, 3)
+        f = xp.flip(x, axis=1)
+        ff = xp.flip(f)  # x flipped along axis 0 (axis 1 twice)
+    assert ledger.count == 0 and all(v.is_view and v.buffer is x.buffer for v in (e, s, f, ff))
+    assert (e.shape, s.shape, f.shape) == ((1, 2, 3, 1), (2, 3), (2, 3))
+    f[0, 0] = -1.0  # x[0, 2]
+    e[0, 1, 0, 0] = -2.0  # x[1, 0]
+    ff[0, 2] = -3.0  # x[1, 2]
+    s[0, 0] = -4.0  # x[0, 0]
+    expected[0, 2], expected[1, 0], expected[1, 2], expected[0, 0] = -1.0, -2.0, -3.0, -4.0
+    np.testing.assert_array_equal(np.asarray(x), expected)
+    np.testing.assert_array_equal(np.asarray(ff), expected[::-1])
+    x[0, 1] = expected[0, 1] = 9.0  # and the other way
+    assert float(f[0, 1]) == 9.0 and float(e[0, 0, 1, 0]) == 9.0 and float(ff[1, 1]) == 9.0
+    with pytest.raises(ValueError, match="size 3"):
+        xp.squeeze(x, axis=1)
+    with pytest.raises(IndexError):
+        xp.expand_dims(x, axis=3)
+    with pytest.raises(IndexError):
+        xp.expand_dims(x, axis=(1, -3))  # the same position twice
+    with pytest.raises(IndexError):
+        xp.flip(x, axis=2)
+    np.testing.assert_array_equal(np.asarray(x), expected)  # the errors changed nothing
 
 
 def test_bad_indices_raise_index_error_and_corrupt_nothing():

@@ -44,6 +44,19 @@ def test_a_smaller_request_fits_a_larger_class_block():
     assert pool.stats()["fragmentation"] == pytest.approx(1 - 6000 / 8192)
 
 
+def test_a_hit_of_another_shape_or_dtype_gets_its_own_shape_and_dtype():
+    pool = MemoryPool()
+    pool.release(pool.acquire((1000,), dtype=np.float32))
+    for shape, dtype in [((1000,), np.int32), ((10, 100), np.int32), ((10, 100), np.float32), ((500,), np.float64)]:
+        b = pool.acquire(shape, dtype=dtype)
+        out = b.to_numpy()
+        assert (out.shape, out.dtype) == (shape, np.dtype(dtype)) and not out.any()
+        b.fill(3)
+        del out  # else it holds the block (see below)
+        pool.release(b)
+    assert pool.stats()["hits"] == 4
+
+
 def test_use_after_release_raises_and_handles_are_revoked():
     pool = MemoryPool()
     a = pool.acquire((16,), dtype=np.int64)
@@ -108,7 +121,7 @@ def test_dropped_buffers_leave_the_accounting_but_their_blocks_are_not_reused():
     assert b.to_numpy().ctypes.data != view.ctypes.data  # the old view's memory is not handed on
 
 
-@pytest.mark.parametrize("take_view", ["read", "host", "to_numpy", "host_slice"])
+@pytest.mark.parametrize("take_view", ["read", "host", "to_numpy", "host_slice", "native"])
 def test_a_view_kept_after_release_holds_its_block_and_never_reads_the_next_owner(take_view):
     pool = MemoryPool()
     a = pool.acquire((256,), dtype=np.float64)
@@ -118,6 +131,9 @@ def test_a_view_kept_after_release_holds_its_block_and_never_reads_the_next_owne
         "host": lambda: a.host,
         "to_numpy": lambda: a.to_numpy(),
         "host_slice": lambda: a.host[10:20][::2],  # a view of a view
+        # The very array the pool lent (which it lends again on a hit of the
+        # same shape and dtype), kept by code that reached the buffer's copy.
+        "native": lambda: a._copies["cpu"],
     }[take_view]()
     pool.release(a)
     b = pool.acquire((256,), dtype=np.float64)

@@ -47,6 +47,7 @@ array([0., 1., 2., 3.], dtype=float32)
 from __future__ import annotations
 
 import operator
+import _thread
 import threading
 import weakref
 from enum import Enum
@@ -172,7 +173,7 @@ class UnifiedBuffer:
         "_mlx_leased",
         "_released",
         "_version",
-        "_pool",
+        "_pool_lease",
         "_pending",
         "__weakref__",
     )
@@ -203,7 +204,7 @@ class UnifiedBuffer:
         self._mlx_leased = False
         self._released = False
         self._version = 0
-        self._pool = None
+        self._pool_lease = None  # set by MemoryPool.acquire
         self._pending = None
 
     @classmethod
@@ -223,7 +224,7 @@ class UnifiedBuffer:
             with _MAKE_LOCK:
                 lock = self._lock_obj
                 if lock is None:
-                    lock = self._lock_obj = threading.RLock()
+                    lock = self._lock_obj = _thread.RLock()  # threading.RLock adds a Python call
         return lock
 
     # -- facts -------------------------------------------------------------
@@ -335,8 +336,8 @@ class UnifiedBuffer:
     def _allocate(self, dev: Device, zero: bool) -> Any:
         """A new copy on ``dev``: from this buffer's memory pool if it has
         one (MLX arrays are values, so MLX copies are never pooled)."""
-        if self._pool is not None and dev.kind != "mlx":
-            return self._pool._allocate_copy(self, dev, zero)
+        if self._pool_lease is not None and dev.kind != "mlx":
+            return self._pool_lease.pool._allocate_copy(self, dev, zero)
         return backend_for(dev).zeros(self._shape, self._dtype, dev, self._pinned)
 
     def _wait(self) -> None:
@@ -626,6 +627,6 @@ def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:
     self._mlx_leased = False
     self._released = False
     self._version = 0
-    self._pool = None
+    self._pool_lease = None
     self._pending = None
     return self

@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 import math
 import operator
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional, Union
 
 import array_api_compat.numpy as _compat
 import numpy as np
@@ -56,7 +56,7 @@ GENERIC = {
     "indexing": "take take_along_axis",
     "linear_algebra": "matmul tensordot vecdot",
     "manipulation": (
-        "broadcast_arrays broadcast_to concat expand_dims flip moveaxis repeat roll squeeze stack tile unstack"
+        "broadcast_arrays broadcast_to concat moveaxis repeat roll stack tile unstack"
     ),
     "searching": "argmax argmin count_nonzero nonzero searchsorted where",
     "set": "isin unique_all unique_counts unique_inverse unique_values",
@@ -204,12 +204,20 @@ def build(namespace: dict[str, Any]) -> None:
     for chapter, names in GENERIC.items():
         for name in names.split():
             namespace[name] = make_generic(name, chapter)
-    namespace.update(reshape=reshape, permute_dims=permute_dims, matrix_transpose=matrix_transpose)
+    namespace.update(
+        reshape=reshape,
+        permute_dims=permute_dims,
+        matrix_transpose=matrix_transpose,
+        squeeze=squeeze,
+        expand_dims=expand_dims,
+        flip=flip,
+    )
 
 
-# -- views: reshape and transposes -----------------------------------------------------
+# -- views: reshape, transposes, squeeze, expand_dims, flip -------------------------------
 # These return views that share the input's buffer (a link in the view's chain,
-# like a slice), on every backend, so they copy nothing; see _array.linked_view.
+# like a slice), on every backend, so they copy nothing, as NumPy's do; see
+# _array.linked_view.  (flip is a basic index with negative steps.)
 
 
 def _require_array(x: Any, name: str) -> None:
@@ -289,6 +297,74 @@ def matrix_transpose(x: UnifiedArray, /) -> UnifiedArray:
     if x.ndim < 2:
         raise ValueError(f"matrix_transpose: x must have at least 2 dimensions (it has {x.ndim})")
     return x.mT
+
+
+def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
+    """``axis`` (an int or a tuple of ints) as non-negative positions among
+    ``ndim`` axes.  An axis out of range or given twice raises NumPy's
+    ``AxisError``, which is both the ``IndexError`` the standard asks for and
+    the ``ValueError`` NumPy code expects."""
+    from numpy.exceptions import AxisError
+    from numpy.lib.array_utils import normalize_axis_tuple
+
+    if isinstance(axis, bool):
+        raise TypeError(f"{name}: axis must be an int or a tuple of ints, not {axis!r}")
+    try:
+        return normalize_axis_tuple(axis, ndim)
+    except AxisError as exc:
+        raise AxisError(f"{name}: {exc}") from None
+    except TypeError:
+        raise TypeError(f"{name}: axis must be an int or a tuple of ints, not {axis!r}") from None
+    except ValueError:  # NumPy's "repeated axis"
+        raise AxisError(f"{name}: axis {axis!r} names an axis twice") from None
+
+
+def squeeze(x: UnifiedArray, /, axis: Union[int, tuple[int, ...]]) -> UnifiedArray:
+    """``x`` without the singleton axes ``axis``: a view sharing x's buffer.
+
+    >>> import unifiedarray as xp
+    >>> xp.squeeze(xp.zeros((1, 3, 1)), axis=(0, 2)).shape
+    (3,)
+    """
+    _require_array(x, "squeeze")
+    axes = _axes(axis, x.ndim, "squeeze")
+    for a in axes:
+        if x._shape[a] != 1:
+            raise ValueError(f"squeeze: axis {a} has size {x._shape[a]}, not 1")
+    dims = tuple(d for i, d in enumerate(x._shape) if i not in axes)
+    return linked_view(x, Reshape(dims), dims)
+
+
+def expand_dims(x: UnifiedArray, /, axis: Union[int, tuple[int, ...]] = 0) -> UnifiedArray:
+    """``x`` with singleton axes inserted at ``axis`` (positions in the
+    result): a view sharing x's buffer.
+
+    >>> import unifiedarray as xp
+    >>> xp.expand_dims(xp.zeros((2, 3)), axis=(0, -1)).shape
+    (1, 2, 3, 1)
+    """
+    _require_array(x, "expand_dims")
+    n = x.ndim + (len(axis) if isinstance(axis, tuple) else 1)
+    axes = _axes(axis, n, "expand_dims")
+    rest = iter(x._shape)
+    dims = tuple(1 if i in axes else next(rest) for i in range(n))
+    return linked_view(x, Reshape(dims), dims)
+
+
+def flip(x: UnifiedArray, /, *, axis: Optional[Union[int, tuple[int, ...]]] = None) -> UnifiedArray:
+    """``x`` with the order of its elements reversed along ``axis`` (all
+    axes by default): a view sharing x's buffer, as NumPy's is.
+
+    >>> import unifiedarray as xp
+    >>> xp.flip(xp.asarray([[1, 2], [3, 4]]), axis=1).tolist()
+    [[2, 1], [4, 3]]
+    """
+    _require_array(x, "flip")
+    axes = range(x.ndim) if axis is None else _axes(axis, x.ndim, "flip")
+    if not axes:
+        return x[...]
+    reverse, whole = slice(None, None, -1), slice(None)
+    return x[tuple(reverse if i in axes else whole for i in range(x.ndim))]
 
 
 def _copy_of(x: UnifiedArray) -> UnifiedArray:

@@ -225,6 +225,12 @@ def _np_swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     return _functions().permute_dims(a, tuple(axes))
 
 
+def _np_squeeze(a: Any, axis: Any = None) -> Any:
+    if axis is None:  # NumPy's default: every singleton axis
+        axis = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    return _functions().squeeze(a, axis)
+
+
 def _np_axis(axis: Any, ndim: int) -> int:
     """An axis as NumPy checks it (``AxisError``, an IndexError and a ValueError)."""
     ax = operator.index(axis)
@@ -246,7 +252,18 @@ _NUMPY_VIEWS: dict[str, Any] = {
     "permute_dims": _np_transpose,
     "swapaxes": _np_swapaxes,
     "matrix_transpose": lambda x: x.mT,
+    "squeeze": _np_squeeze,
+    "expand_dims": lambda a, axis: _functions().expand_dims(a, axis),
+    "flip": lambda m, axis=None: _functions().flip(m, axis=axis),
+    "flipud": lambda m: _flip_axis(m, 0, "flipud", 1),
+    "fliplr": lambda m: _flip_axis(m, 1, "fliplr", 2),
 }
+
+
+def _flip_axis(m: Any, axis: int, name: str, min_ndim: int) -> Any:
+    if m.ndim < min_ndim:
+        raise ValueError(f"{name}: input must be at least {min_ndim}-d")
+    return _functions().flip(m, axis=axis)
 
 
 # -- DLPack ------------------------------------------------------------------------

@@ -38,7 +38,6 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-import weakref
 from collections import defaultdict, deque
 from math import prod
 from typing import Any, Optional
@@ -75,21 +74,57 @@ def size_class(nbytes: int) -> int:
     return -(-int(nbytes) // _HUGE_ROUND) * _HUGE_ROUND
 
 
-def _refs(block: Any) -> int:
-    return sys.getrefcount(block)
+class _Block:
+    """One pooled block: its memory, and the view of it last lent out.
+
+    The view is kept with the block, so a hit for the same shape and dtype
+    lends the same view object again instead of building one (that is a
+    third of a hit on the host, more with CuPy's arrays).
+    """
+
+    __slots__ = ("memory", "size", "view")
+
+    def __init__(self, memory: Any) -> None:
+        self.memory = memory
+        self.size: int = memory.nbytes
+        self.view: Any = None
+
+    def lend(self, shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> Any:
+        """A view of the block's memory with ``shape`` and ``dtype``."""
+        view = self.view
+        if view is None or view.shape != shape or view.dtype != dtype:
+            memory = self.memory
+            if type(memory) is np.ndarray:
+                # A view whose base is the memory, so the check below sees
+                # every view taken from it (NumPy and CuPy point a view of a
+                # view at the array that owns the memory).
+                view = np.ndarray(shape, dtype, buffer=memory)
+            else:
+                view = memory[:nbytes].view(dtype).reshape(shape)
+            self.view = view
+        return view
+
+    def referred_outside(self) -> bool:
+        """Whether anything outside the pool still refers to the memory (a
+        view kept from its last owner, say): reusing it then would let that
+        view read the next owner's data.  As CuPy's pool frees a block only
+        when its last array is gone, this counts references."""
+        if self.view is None:
+            return sys.getrefcount(self.memory) > _REFS_MEMORY
+        return sys.getrefcount(self.view) > _REFS_VIEW or sys.getrefcount(self.memory) > _REFS_MEMORY_VIEWED
 
 
-def _baseline_refs() -> int:
-    # The references a block has when nothing outside the pool holds it, in
-    # the one pattern every check uses: a container holds a tuple holding the
-    # block, one loop name is bound to it, and _refs is called with it.
-    container = [(0, np.empty(1, np.uint8))]
-    for _, block in container:
-        return _refs(block)
-    raise AssertionError  # pragma: no cover
+def _baseline_refs() -> tuple[int, int, int]:
+    # The counts referred_outside sees when nothing outside the pool refers
+    # to a block, measured the way it measures them (so they hold on any
+    # Python version, whatever its reference-counting shortcuts).
+    block = _Block(np.empty(8, np.uint8))
+    memory_alone = sys.getrefcount(block.memory)
+    block.lend((8,), np.dtype(np.uint8), 8)
+    return memory_alone, sys.getrefcount(block.view), sys.getrefcount(block.memory)
 
 
-_BASELINE_REFS = _baseline_refs()
+_REFS_MEMORY, _REFS_VIEW, _REFS_MEMORY_VIEWED = _baseline_refs()
 _NO_COPIES: frozenset = frozenset()
 
 
@@ -108,9 +143,9 @@ class _SpacePool:
         self.misses = 0
         self.in_use_by_class: dict[int, int] = defaultdict(int)
         self.limit: Optional[int] = None
-        # Released blocks that views from their old owner still refer to:
-        # (size, block) pairs, reused once those views are gone.
-        self.held: list[tuple[int, Any]] = []
+        # Released blocks that views from their old owner still refer to,
+        # reused once those views are gone.
+        self.held: list[_Block] = []
         self.held_bytes = 0
 
     def reclaim(self) -> int:
@@ -118,14 +153,13 @@ class _SpacePool:
         free lists; returns how many moved."""
         moved = 0
         still = []
-        for entry in self.held:
-            size, block = entry
-            if _refs(block) > _BASELINE_REFS:
-                still.append(entry)
+        for block in self.held:
+            if block.referred_outside():
+                still.append(block)
                 continue
-            self.free[size].append(block)
-            self.pooled_bytes += size
-            self.held_bytes -= size
+            self.free[block.size].append(block)
+            self.pooled_bytes += block.size
+            self.held_bytes -= block.size
             moved += 1
         self.held = still
         return moved
@@ -179,15 +213,29 @@ class _SpacePool:
 
 
 class _Lease:
-    """What the pool lent one buffer: its blocks, for release or collection."""
+    """What the pool lent one buffer: its blocks.  Only that buffer refers to
+    its lease, so the lease dies with it; a buffer dropped without release()
+    thereby gives its bytes back to the accounting (not its blocks to reuse:
+    views of it may still exist)."""
 
-    __slots__ = ("ref", "nbytes", "pinned", "blocks")
+    __slots__ = ("pool", "nbytes", "blocks")
 
-    def __init__(self, ref: weakref.ref, nbytes: int, pinned: bool) -> None:
-        self.ref = ref
+    def __init__(self, pool: "MemoryPool", nbytes: int) -> None:
+        self.pool = pool
         self.nbytes = nbytes
-        self.pinned = pinned
-        self.blocks: list[tuple[_SpacePool, Any]] = []
+        self.blocks: list[tuple[_SpacePool, Any]] = []  # emptied by release()
+
+    def __del__(self) -> None:
+        if self.blocks:
+            # Runs whenever the buffer's last reference goes, possibly in the
+            # middle of the pool's own bookkeeping in this thread (a garbage
+            # collection can start at any allocation), so it only queues what
+            # to give back (sizes, not blocks, so the memory is freed now):
+            # deque.append is atomic, and the pool settles the queue under
+            # its lock when it next needs exact figures.
+            dropped = getattr(self.pool, "_dropped", None)  # None late in interpreter shutdown
+            if dropped is not None:
+                dropped.append((self.nbytes, [(space, block.size) for space, block in self.blocks]))
 
 
 class MemoryPool:
@@ -205,7 +253,8 @@ class MemoryPool:
         self._spaces: dict[tuple[Device, bool], _SpacePool] = {}
         self._acquires = 0
         self._checked: set[tuple[Device, np.dtype]] = set()
-        self._leases: dict[int, _Lease] = {}
+        self._dropped: deque = deque()  # see _Lease.__del__
+        self._host = self._space(CPU, False)  # the common case, without a dict lookup
         self.trim_threshold = trim_threshold
 
     def _space(self, device: Device, pinned: bool) -> _SpacePool:
@@ -236,17 +285,12 @@ class MemoryPool:
             self._checked.add(key)
         shape = _normalize_shape(shape)
         buf = UnifiedBuffer._blank(shape, dt, dev, bool(pinned))
-        buf._pool = self
-        ident = id(buf)
-        # A buffer dropped without release() gives its bytes back to the
-        # accounting (not its blocks to reuse: views of it may still exist).
-        lease = _Lease(weakref.ref(buf, lambda _, i=ident: self._dropped(i)), prod(shape) * dt.itemsize, bool(pinned))
-        self._leases[ident] = lease
+        buf._pool_lease = _Lease(self, prod(shape) * dt.itemsize)
         self._acquires += 1
         if dev is CPU or dev.kind != "mlx":
             # Take the placement's block now, so that acquire is where a hit
             # or a miss happens; the copy stays uninitialised until used.
-            buf._copies[dev] = self._allocate_copy(buf, dev, zero=False, lease=lease)
+            buf._copies[dev] = self._allocate_copy(buf, dev, zero=False)
         return buf
 
     def release(self, buf: UnifiedBuffer) -> None:
@@ -254,25 +298,25 @@ class MemoryPool:
         any use of it raises ``RuntimeError``."""
         if not isinstance(buf, UnifiedBuffer):
             raise TypeError(f"release expects a UnifiedBuffer, got {type(buf).__name__}")
-        if buf._pool is not self:
+        lease = buf._pool_lease
+        if lease is None or lease.pool is not self:
             raise ValueError("release: this buffer does not come from this pool")
         with buf._lock:
             if buf._released:
                 raise RuntimeError("release: this buffer was already released")
-            lease = self._leases.pop(id(buf))
             buf._set_valid(_NO_COPIES)  # revokes outstanding host handles
             buf._released = True
             buf._copies = {}
+            blocks, lease.blocks = lease.blocks, []
+        nbytes = lease.nbytes
         with self._lock:
-            for space, block in lease.blocks:
-                size = block.nbytes
+            for space, block in blocks:
+                size = block.size
                 space.in_use_bytes -= size
-                space.requested_bytes -= lease.nbytes
+                space.requested_bytes -= nbytes
                 space.in_use_by_class[size] -= 1
-                if _refs(block) > _BASELINE_REFS:
-                    # A view of the old owner's data is still alive: reusing
-                    # the block now would let it read the next owner's.
-                    space.held.append((size, block))
+                if block.referred_outside():
+                    space.held.append(block)
                     space.held_bytes += size
                     continue
                 space.free[size].append(block)
@@ -280,22 +324,23 @@ class MemoryPool:
                 if self.trim_threshold is not None and space.pooled_bytes > self.trim_threshold:
                     space.trim(self.trim_threshold)
 
-    def _dropped(self, ident: int) -> None:
-        """A buffer was garbage-collected without release()."""
-        with self._lock:
-            lease = self._leases.pop(ident, None)
-            if lease is None:
-                return
-            for space, block in lease.blocks:
-                space.in_use_bytes -= block.nbytes
-                space.requested_bytes -= lease.nbytes
-                space.in_use_by_class[block.nbytes] -= 1
+    def _settle(self) -> None:
+        """Take the buffers dropped without release() out of the accounting
+        (see _Lease.__del__).  Called under the pool's lock."""
+        dropped = self._dropped
+        while dropped:
+            nbytes, sizes = dropped.popleft()
+            for space, size in sizes:
+                space.in_use_bytes -= size
+                space.requested_bytes -= nbytes
+                space.in_use_by_class[size] -= 1
 
     def stats(self, device: Optional[DeviceLike] = None) -> dict[str, Any]:
         """Acquires, hits, misses, hit rate, bytes in use and pooled, peak,
         per size class, and fragmentation (the share of in-use block bytes
         that rounding to size classes wastes), over all spaces or one."""
         with self._lock:
+            self._settle()
             spaces = [s for (d, _), s in self._spaces.items() if device is None or d == Device.parse(device)]
             for s in spaces:
                 s.reclaim()  # so that bytes_held counts only blocks still referred to
@@ -335,17 +380,19 @@ class MemoryPool:
         """Free pooled blocks until at most ``keep`` bytes stay pooled per
         space; returns the bytes freed."""
         with self._lock:
+            self._settle()
             spaces = [s for (d, _), s in self._spaces.items() if device is None or d == Device.parse(device)]
             for s in spaces:
                 s.reclaim()  # held blocks whose views are gone can be freed too
             return sum(s.trim(keep) for s in spaces)
 
     # -- used by UnifiedBuffer ----------------------------------------------------------
-    def _allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool, lease: Optional[_Lease] = None) -> Any:
-        nbytes = buf.nbytes if lease is None else lease.nbytes
+    def _allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool) -> Any:
+        lease = buf._pool_lease
+        nbytes = lease.nbytes
         size = size_class(nbytes)
         with self._lock:
-            space = self._space(dev, buf._pinned)
+            space = self._host if dev is CPU and not buf._pinned else self._space(dev, buf._pinned)
             free = space.free.get(size)
             if not free and space.held and space.reclaim():
                 free = space.free.get(size)
@@ -354,26 +401,21 @@ class MemoryPool:
                 space.pooled_bytes -= size
                 space.hits += 1
             else:
-                block = self._new_block(space, size, nbytes)
+                block = _Block(self._new_block(space, size, nbytes))
                 space.misses += 1
             space.in_use_bytes += size
             space.requested_bytes += nbytes
             space.in_use_by_class[size] += 1
-            space.peak_bytes = max(space.peak_bytes, space.in_use_bytes)
-        if lease is None:
-            lease = self._leases.get(id(buf))
-        if lease is not None:
-            lease.blocks.append((space, block))
-        if type(block) is np.ndarray:
-            # A view whose base is the block (so the hold check sees it).
-            view = np.ndarray(buf._shape, buf._dtype, buffer=block)
-        else:
-            view = block[:nbytes].view(buf._dtype).reshape(buf._shape)
+            if space.in_use_bytes > space.peak_bytes:
+                space.peak_bytes = space.in_use_bytes
+        lease.blocks.append((space, block))
+        view = block.lend(buf._shape, buf._dtype, nbytes)
         if zero:
             view.fill(0)
         return view
 
     def _new_block(self, space: _SpacePool, size: int, nbytes: int) -> Any:
+        self._settle()  # a miss checks the limit, which needs exact figures
         for attempt in (0, 1):
             # Held blocks count against the limit: their memory is still taken.
             taken = space.in_use_bytes + space.held_bytes

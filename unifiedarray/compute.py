@@ -135,7 +135,49 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
     return {"floor_divide": fixed_floor_divide, "expm1": fixed_expm1, "sign": fixed_sign, "tanh": fixed_tanh}
 
 
+def _direct_reductions() -> dict[str, Callable[..., Any]]:
+    """NumPy's ``sum``/``prod``/``max``/``min`` without their Python wrapper.
+
+    Not a correction but a speed-up: ``np.sum`` spends about 1.5 of its 2.6
+    microseconds on an (8,) array in ``_wrapreduction``, which handles
+    ``out=``, ``where=``, ``initial=`` and foreign array types that never reach
+    here (the inputs are ndarrays, the signature is the standard's).  The
+    ufunc's ``reduce`` is what ``np.sum`` ends in, with the same dtype rules
+    (small integers accumulate in the default integer) and the same errors.
+    """
+    import numpy as np
+
+    def direct(name: str, ufunc: Any, wrapped: Callable[..., Any]) -> Callable[..., Any]:
+        reduce = ufunc.reduce
+
+        def reduction(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+            if dtype is None:
+                return reduce(x, axis=axis, keepdims=keepdims)
+            return wrapped(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+        reduction.__name__ = name
+        return reduction
+
+    def direct_extremum(name: str, ufunc: Any) -> Callable[..., Any]:
+        reduce = ufunc.reduce
+
+        def extremum(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
+            return reduce(x, axis=axis, keepdims=keepdims)
+
+        extremum.__name__ = name
+        return extremum
+
+    return {
+        "sum": direct("sum", np.add, _compat_numpy.sum),
+        "prod": direct("prod", np.multiply, _compat_numpy.prod),
+        "max": direct_extremum("max", np.maximum),
+        "min": direct_extremum("min", np.minimum),
+    }
+
+
 host_namespace = _derive("unifiedarray.compute.host", _compat_numpy)
+for _name, _fn in _direct_reductions().items():
+    setattr(host_namespace, _name, _fn)
 
 
 def __getattr__(name: str) -> Any:
