@@ -1,8 +1,10 @@
 """Pool acquire + release against plain allocation, side by side.
 
-Host: ``MemoryPool.acquire`` + ``release`` (a hit after the first round)
-against ``np.empty`` of the same size (the allocation a pool replaces) and
-against constructing a fresh ``UnifiedBuffer`` and taking its host copy.
+Host: ``MemoryPool.acquire`` + ``release`` (a hit after the first round),
+and each of the two alone (timed over a batch of hits, then a batch of
+releases), against ``np.empty`` of the same size (the allocation a pool
+replaces) and against constructing a fresh ``UnifiedBuffer`` and taking its
+host copy.
 CUDA (where a GPU is present): against ``cupy.empty`` through CuPy's own
 pool.
 
@@ -12,6 +14,7 @@ pool.
 from __future__ import annotations
 
 import argparse
+import time
 import timeit
 
 import numpy as np
@@ -20,6 +23,39 @@ from _common import balanced_orders, info_block, markdown_table, median, paired_
 import unifiedarray as ua
 
 SIZES = {"4 KiB": (1024,), "1 MiB": (262144,), "64 MiB": (16 * 1024 * 1024,)}
+
+
+def split_timers(pool: ua.MemoryPool, shape: tuple[int, ...], device: str = "cpu") -> tuple[object, object]:
+    """Self-timed contenders: ``number`` acquires that all hit (the pool holds
+    that many released blocks first), then ``number`` releases; each returns
+    its own µs per call, so the other half stays out of its time."""
+    last: dict[str, float] = {}
+
+    def batch(number: int) -> None:
+        pool.trim()
+        for b in [pool.acquire(shape, dtype=np.float32, device=device) for _ in range(number)]:
+            pool.release(b)  # now `number` blocks of this size wait in the pool
+        t0 = time.perf_counter()
+        bufs = [pool.acquire(shape, dtype=np.float32, device=device) for _ in range(number)]
+        t1 = time.perf_counter()
+        for b in bufs:
+            pool.release(b)
+        t2 = time.perf_counter()
+        del bufs
+        last["acquire"], last["release"] = (t1 - t0) / number * 1e6, (t2 - t1) / number * 1e6
+
+    # At most 256 MiB in one batch (4 blocks of 64 MiB), at least 4 calls.
+    cap = max(4, min(64, (256 << 20) // (int(np.prod(shape)) * 4)))
+
+    def acquire(number: int) -> float:
+        batch(min(number, cap))
+        return last["acquire"]
+
+    def release(number: int) -> float:
+        batch(min(number, cap))
+        return last["release"]
+
+    return acquire, release
 
 
 def contenders(shape: tuple[int, ...]) -> dict[str, object]:
@@ -35,7 +71,14 @@ def contenders(shape: tuple[int, ...]) -> dict[str, object]:
     def fresh_buffer() -> None:
         ua.UnifiedBuffer(shape, dtype=np.float32).fill(0)
 
-    out = {"pool acquire+release": pooled, "np.empty": empty, "new UnifiedBuffer + fill": fresh_buffer}
+    hit, release = split_timers(ua.MemoryPool(), shape)
+    out = {
+        "pool acquire+release": pooled,
+        "pool acquire alone (a hit)": SelfTimed(hit),
+        "pool release alone": SelfTimed(release),
+        "np.empty": empty,
+        "new UnifiedBuffer + fill": fresh_buffer,
+    }
     if ua.backends._registry()["cuda"].available:
         import cupy
 
@@ -48,8 +91,29 @@ def contenders(shape: tuple[int, ...]) -> dict[str, object]:
         def cupy_empty() -> None:
             cupy.empty(shape, np.float32)
 
-        out.update({"pool acquire+release (cuda)": pooled_cuda, "cupy.empty (CuPy pool)": cupy_empty})
+        hit_cuda, release_cuda = split_timers(ua.MemoryPool(), shape, "cuda:0")
+        out.update(
+            {
+                "pool acquire+release (cuda)": pooled_cuda,
+                "pool acquire alone, a hit (cuda)": SelfTimed(hit_cuda),
+                "pool release alone (cuda)": SelfTimed(release_cuda),
+                "cupy.empty (CuPy pool)": cupy_empty,
+            }
+        )
     return out
+
+
+class SelfTimed:
+    """A contender that times itself (see split_timers)."""
+
+    def __init__(self, measure: object) -> None:
+        self.measure = measure
+
+
+def time_one(fn: object, number: int) -> float:
+    if isinstance(fn, SelfTimed):
+        return fn.measure(number)  # type: ignore[operator]
+    return timeit.timeit(fn, number=number) / number * 1e6  # type: ignore[arg-type]
 
 
 def main() -> None:
@@ -68,7 +132,7 @@ def main() -> None:
             for name in [names[i] for i in orders[r % len(orders)]]:
                 fn = funcs[name]
                 number = 2000 if "64 MiB" not in label else 200
-                times[name].append(timeit.timeit(fn, number=number) / number * 1e6)
+                times[name].append(time_one(fn, number))
         base = times["np.empty"]
         for name in names:
             ratios = paired_ratios(times[name], base)

@@ -254,7 +254,13 @@ def test_squeeze_expand_dims_and_flip_are_views_both_ways(device):
         xp.expand_dims(x, axis=(1, -3))  # the same position twice
     with pytest.raises(IndexError):
         xp.flip(x, axis=2)
+    for bad in (np.array([0, 1]), (True,), 1.5):
+        with pytest.raises(TypeError):
+            xp.expand_dims(x, axis=bad)
     np.testing.assert_array_equal(np.asarray(x), expected)  # the errors changed nothing
+    # NumPy's callers pass lists of axes too.
+    assert np.expand_dims(x, [0, 1]).shape == (1, 1, 2, 3) and np.expand_dims(x, []).shape == (2, 3)
+    np.testing.assert_array_equal(np.asarray(np.expand_dims(x, [0, 3])), np.expand_dims(expected, [0, 3]))
 
 
 def test_bad_indices_raise_index_error_and_corrupt_nothing():

@@ -110,6 +110,33 @@ def test_out_of_memory_collects_garbage_and_retries():
     del held, third
 
 
+def test_out_of_memory_retry_counts_buffers_that_only_garbage_collection_frees():
+    gc.disable()  # so that only the pool's own collection frees the cycle
+    try:
+        pool = MemoryPool()
+        pool.set_limit(8192)
+        a = pool.acquire((1024,), dtype=np.float64)  # the whole limit
+        cycle = [a, None]
+        cycle[1] = cycle
+        del a, cycle  # garbage, but only a collection can free it
+        b = pool.acquire((1024,), dtype=np.float64)
+        assert pool.stats()["bytes_in_use"] == 8192 and b.shape == (1024,)
+    finally:
+        gc.enable()
+
+
+def test_peak_counts_only_what_was_in_use_at_once():
+    pool = MemoryPool()
+    pool.release(pool.acquire((1000,), dtype=np.float32))  # a free 4 KiB block
+    b = pool.acquire((2000,), dtype=np.float32)  # an 8 KiB block
+    del b  # dropped without release
+    gc.collect()
+    c = pool.acquire((1000,), dtype=np.float32)  # a hit
+    s = pool.stats()
+    assert (s["bytes_in_use"], s["peak_bytes"]) == (4096, 8192)
+    del c
+
+
 def test_dropped_buffers_leave_the_accounting_but_their_blocks_are_not_reused():
     pool = MemoryPool()
     a = pool.acquire((1000,), dtype=np.float32)

@@ -47,7 +47,6 @@ array([0., 1., 2., 3.], dtype=float32)
 from __future__ import annotations
 
 import operator
-import _thread
 import threading
 import weakref
 from enum import Enum
@@ -224,7 +223,7 @@ class UnifiedBuffer:
             with _MAKE_LOCK:
                 lock = self._lock_obj
                 if lock is None:
-                    lock = self._lock_obj = _thread.RLock()  # threading.RLock adds a Python call
+                    lock = self._lock_obj = threading.RLock()
         return lock
 
     # -- facts -------------------------------------------------------------

@@ -299,6 +299,16 @@ def matrix_transpose(x: UnifiedArray, /) -> UnifiedArray:
     return x.mT
 
 
+def _axis_tuple(axis: Any, name: str) -> tuple[int, ...]:
+    """``axis`` as given (an int, or a tuple of ints; NumPy's callers also
+    pass lists) as a tuple, or a ``TypeError``."""
+    axes = tuple(axis) if type(axis) in (tuple, list) else (axis,)
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"{name}: axis must be an int or a tuple of ints, not {axis!r}")
+    return axes
+
+
 def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
     """``axis`` (an int or a tuple of ints) as non-negative positions among
     ``ndim`` axes.  An axis out of range or given twice raises NumPy's
@@ -307,14 +317,10 @@ def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
     from numpy.exceptions import AxisError
     from numpy.lib.array_utils import normalize_axis_tuple
 
-    if isinstance(axis, bool):
-        raise TypeError(f"{name}: axis must be an int or a tuple of ints, not {axis!r}")
     try:
-        return normalize_axis_tuple(axis, ndim)
+        return normalize_axis_tuple(_axis_tuple(axis, name), ndim)
     except AxisError as exc:
         raise AxisError(f"{name}: {exc}") from None
-    except TypeError:
-        raise TypeError(f"{name}: axis must be an int or a tuple of ints, not {axis!r}") from None
     except ValueError:  # NumPy's "repeated axis"
         raise AxisError(f"{name}: axis {axis!r} names an axis twice") from None
 
@@ -344,7 +350,7 @@ def expand_dims(x: UnifiedArray, /, axis: Union[int, tuple[int, ...]] = 0) -> Un
     (1, 2, 3, 1)
     """
     _require_array(x, "expand_dims")
-    n = x.ndim + (len(axis) if isinstance(axis, tuple) else 1)
+    n = x.ndim + len(_axis_tuple(axis, "expand_dims"))
     axes = _axes(axis, n, "expand_dims")
     rest = iter(x._shape)
     dims = tuple(1 if i in axes else next(rest) for i in range(n))

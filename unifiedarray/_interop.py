@@ -46,7 +46,7 @@ MLX_EQUIVALENTS: dict[str, str] = {
         "minimum equal not_equal less less_equal greater greater_equal logical_and logical_or "
         "logical_xor logical_not bitwise_and bitwise_or bitwise_xor hypot copysign logaddexp "
         "matmul where sum prod mean max min argmax argmin stack sort argsort all any "
-        "reshape expand_dims squeeze flip roll tile repeat clip"
+        "reshape roll tile repeat clip"
     ).split()},
     "true_divide": "divide", "absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
     "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2", "power": "pow",

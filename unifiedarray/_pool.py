@@ -92,7 +92,7 @@ class _Block:
     def lend(self, shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> Any:
         """A view of the block's memory with ``shape`` and ``dtype``."""
         view = self.view
-        if view is None or view.shape != shape or view.dtype != dtype:
+        if view is None or view.shape != shape or view.dtype is not dtype:
             memory = self.memory
             if type(memory) is np.ndarray:
                 # A view whose base is the memory, so the check below sees
@@ -254,7 +254,7 @@ class MemoryPool:
         self._acquires = 0
         self._checked: set[tuple[Device, np.dtype]] = set()
         self._dropped: deque = deque()  # see _Lease.__del__
-        self._host = self._space(CPU, False)  # the common case, without a dict lookup
+        self._host: Optional[_SpacePool] = None  # the (CPU, not pinned) space, once made
         self.trim_threshold = trim_threshold
 
     def _space(self, device: Device, pinned: bool) -> _SpacePool:
@@ -262,6 +262,8 @@ class MemoryPool:
         space = self._spaces.get(key)
         if space is None:
             space = self._spaces[key] = _SpacePool(*key)
+            if key == (CPU, False):
+                self._host = space  # the common case, then found without a dict lookup
         return space
 
     # -- the documented API ----------------------------------------------------
@@ -304,6 +306,8 @@ class MemoryPool:
         with buf._lock:
             if buf._released:
                 raise RuntimeError("release: this buffer was already released")
+            if buf._pending is not None:
+                buf._wait()  # a non-blocking move may still be writing into a block
             buf._set_valid(_NO_COPIES)  # revokes outstanding host handles
             buf._released = True
             buf._copies = {}
@@ -392,7 +396,9 @@ class MemoryPool:
         nbytes = lease.nbytes
         size = size_class(nbytes)
         with self._lock:
-            space = self._host if dev is CPU and not buf._pinned else self._space(dev, buf._pinned)
+            if self._dropped:
+                self._settle()  # exact figures for the peak below
+            space = self._host if dev is CPU and not buf._pinned and self._host else self._space(dev, buf._pinned)
             free = space.free.get(size)
             if not free and space.held and space.reclaim():
                 free = space.free.get(size)
@@ -437,7 +443,8 @@ class MemoryPool:
                     gc.collect()
                 finally:
                     self._lock.acquire()
-                space.reclaim()  # views that were only garbage are gone now
+                self._settle()  # buffers that were only garbage are gone now ...
+                space.reclaim()  # ... and so are views that were
                 space.trim(0)
         raise OutOfMemoryError(
             f"out of memory on {space.device}{' (pinned)' if space.pinned else ''}: asked for {nbytes} bytes "

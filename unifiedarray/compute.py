@@ -155,7 +155,7 @@ def _direct_reductions() -> dict[str, Callable[..., Any]]:
                 return reduce(x, axis=axis, keepdims=keepdims)
             return wrapped(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
-        reduction.__name__ = name
+        reduction.__name__ = reduction.__qualname__ = name
         return reduction
 
     def direct_extremum(name: str, ufunc: Any) -> Callable[..., Any]:
@@ -164,7 +164,7 @@ def _direct_reductions() -> dict[str, Callable[..., Any]]:
         def extremum(x: Any, /, *, axis: Any = None, keepdims: bool = False) -> Any:
             return reduce(x, axis=axis, keepdims=keepdims)
 
-        extremum.__name__ = name
+        extremum.__name__ = extremum.__qualname__ = name
         return extremum
 
     return {
