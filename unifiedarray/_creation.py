@@ -48,15 +48,25 @@ def default_complex(dev: Device) -> np.dtype:
     return np.dtype(np.complex64 if dev.kind == "mlx" else np.complex128)
 
 
-def _dtype_or(dtype: Any, default: np.dtype) -> np.dtype:
-    return default if dtype is None else _as_dtype(dtype)
+def _dtype_or(dtype: Any, default: np.dtype, dev: Device = CPU) -> np.dtype:
+    return default if dtype is None else _as_dtype(dtype, dev)
 
 
-def _as_dtype(dtype: Any) -> np.dtype:
+_PYTHON_TYPES = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+
+
+def _as_dtype(dtype: Any, dev: Device = CPU) -> np.dtype:
+    """A dtype argument as a NumPy dtype.
+
+    Python's ``bool``, ``int``, ``float`` and ``complex`` are taken as NumPy's
+    and CuPy's namespaces take them (and as scikit-learn passes them, e.g.
+    ``xp.astype(y, int)``): the default dtype of that kind on ``dev``, the
+    dtype a Python scalar of the type becomes there.
+    """
     if isinstance(dtype, np.dtype):
         return dtype
-    if dtype in (builtins.bool, builtins.int, builtins.float, builtins.complex):
-        raise TypeError(f"use an Array API dtype such as unifiedarray.float64, not the Python type {dtype.__name__}")
+    if dtype in _PYTHON_TYPES:
+        return _scalar_dtype(dtype(), dev)
     try:
         return np.dtype(dtype)
     except TypeError:
@@ -90,7 +100,7 @@ def zeros(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None)
     dtype('float64')
     """
     dev = _device(device)
-    return _create("zeros", dev, shape, dtype=_dtype_or(dtype, default_float(dev)))
+    return _create("zeros", dev, shape, dtype=_dtype_or(dtype, default_float(dev), dev))
 
 
 def ones(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
@@ -101,14 +111,14 @@ def ones(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) 
     [1, 1]
     """
     dev = _device(device)
-    return _create("ones", dev, shape, dtype=_dtype_or(dtype, default_float(dev)))
+    return _create("ones", dev, shape, dtype=_dtype_or(dtype, default_float(dev), dev))
 
 
 def empty(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
     """An array whose contents are unspecified (zeros here: never another
     buffer's leftovers)."""
     dev = _device(device)
-    return _create("zeros", dev, shape, dtype=_dtype_or(dtype, default_float(dev)))
+    return _create("zeros", dev, shape, dtype=_dtype_or(dtype, default_float(dev), dev))
 
 
 def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
@@ -121,7 +131,7 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Optional[Dev
     dev = _device(device)
     if type(fill_value) is UnifiedArray:
         fill_value = fill_value._scalar("full")
-    dt = _dtype_or(dtype, _scalar_dtype(fill_value, dev))
+    dt = _dtype_or(dtype, _scalar_dtype(fill_value, dev), dev)
     return _create("full", dev, shape, fill_value, dtype=dt)
 
 
@@ -136,7 +146,7 @@ def eye(
 ) -> UnifiedArray:
     """The identity-like matrix with ones on diagonal ``k``."""
     dev = _device(device)
-    return _create("eye", dev, n_rows, n_cols, k=k, dtype=_dtype_or(dtype, default_float(dev)))
+    return _create("eye", dev, n_rows, n_cols, k=k, dtype=_dtype_or(dtype, default_float(dev), dev))
 
 
 def arange(
@@ -158,7 +168,7 @@ def arange(
     if dtype is None:
         values = (start, stop, step)
         dtype = default_float(dev) if any(isinstance(v, builtins.float) for v in values) else np.dtype(np.int64)
-    return _create("arange", dev, start, stop, step, dtype=_as_dtype(dtype))
+    return _create("arange", dev, start, stop, step, dtype=_as_dtype(dtype, dev))
 
 
 def linspace(
@@ -175,14 +185,14 @@ def linspace(
     dev = _device(device)
     if dtype is None:
         dtype = default_complex(dev) if isinstance(start, complex) or isinstance(stop, complex) else default_float(dev)
-    return _create("linspace", dev, start, stop, num, dtype=_as_dtype(dtype), endpoint=endpoint)
+    return _create("linspace", dev, start, stop, num, dtype=_as_dtype(dtype, dev), endpoint=endpoint)
 
 
 def _like(name: str, x: UnifiedArray, dtype: Any, device: Optional[DeviceLike], *args: Any) -> UnifiedArray:
     if type(x) is not UnifiedArray:
         raise TypeError(f"{name} expects a UnifiedArray, got {type(x).__name__}")
     dev = _device(device, x)
-    dt = x.dtype if dtype is None else _as_dtype(dtype)
+    dt = x.dtype if dtype is None else _as_dtype(dtype, dev)
     return _create(name.replace("_like", ""), dev, x.shape, *args, dtype=dt)
 
 

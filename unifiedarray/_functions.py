@@ -399,7 +399,7 @@ def astype(
 
     if type(x) is not UnifiedArray:
         raise TypeError(f"astype expects a UnifiedArray, got {type(x).__name__}")
-    dt = _as_dtype(dtype)
+    dt = _as_dtype(dtype, x.device if device is None else Device.parse(device))
     if device is not None and Device.parse(device) != x.device:
         x = x.to_device(device)
         copy = False

@@ -23,7 +23,7 @@ def _freq(name: str, n: int, d: float, dtype: Any, device: Optional[DeviceLike])
     from ._creation import _as_dtype, _device, default_float
 
     dev = _device(device)
-    dt = default_float(dev) if dtype is None else _as_dtype(dtype)
+    dt = default_float(dev) if dtype is None else _as_dtype(dtype, dev)
     return dispatch(f"fft.{name}", (n,), {"d": d, "dtype": dt}, device=dev)
 
 
