@@ -95,15 +95,51 @@ def test_numpy_functions_run_on_cuda():
     np.testing.assert_allclose(np.asarray(y), np.sin(np.arange(4.0)))
 
 
-def test_pool_on_cuda_reuses_blocks():
+def test_pool_on_cuda_reuses_blocks_and_never_shows_the_last_owners_data():
     pool = xp.MemoryPool()
     a = pool.acquire((1000,), dtype=np.float32, device="cuda:0")
     ptr = int(a.read("cuda:0").data.ptr)
+    a.fill(7.0)  # on the device: a is placed there
     pool.release(a)
     b = pool.acquire((1000,), dtype=np.float32, device="cuda:0")
     assert int(b.read("cuda:0").data.ptr) == ptr
     assert pool.stats()["hits"] == 1
+    assert not b.read("cuda:0").get().any()  # the device block, not only a host copy
     assert not b.to_numpy().any()
+
+
+def test_a_blocking_upload_from_pinned_memory_is_complete_when_it_returns():
+    # From pinned memory CuPy's set() is asynchronous; a host write right
+    # after a blocking read must not reach the device copy already made.
+    buf = UnifiedBuffer((1 << 24,), dtype=np.float32, pinned=True)  # 64 MB
+    assert buf.is_pinned
+    buf.host[:] = 1.0
+    d = buf.read("cuda:0")
+    buf.host[:] = 2.0
+    assert bool((d == 1.0).all())
+    assert float(buf.read("cuda:0")[-1].get()) == 2.0  # and the new data moves on the next read
+
+
+def test_dlpack_copy_export_on_cuda():
+    import cupy
+
+    x = xp.asarray(np.arange(4.0), device="cuda:0")
+    capsule = x.__dlpack__(copy=True, max_version=(1, 0))
+    assert type(capsule).__name__ == "PyCapsule"  # CuPy itself refuses copy=True on one device
+    c = cupy.from_dlpack(x)
+    assert c.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_dtypes_cupy_cannot_hold_are_refused_with_a_clear_error():
+    with pytest.raises(TypeError, match="cupy"):
+        UnifiedBuffer((3,), dtype=np.dtype(">f8"), device="cuda:0")
+
+
+def test_numpy_keywords_cupy_lacks_run_on_the_host():
+    x = xp.asarray(np.arange(4.0), device="cuda:0")
+    with xp.track_transfers() as t:
+        y = np.add.reduce(x, initial=10.0)  # CuPy's reduce has no initial=
+    assert float(y) == 16.0 and t.count >= 1 and y.device == "cuda:0"
 
 
 def test_memory_info_is_real():

@@ -150,7 +150,12 @@ def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason
         if fn is not None:
             with cupy.cuda.Device(dev.index):
                 nat_args, nat_kwargs = _natives(args, dev, reason), _natives(kwargs, dev, reason)
-                result = _wrap_any(fn(*nat_args, **nat_kwargs), dev, (nat_args, nat_kwargs))
+                try:
+                    result = _wrap_any(fn(*nat_args, **nat_kwargs), dev, (nat_args, nat_kwargs))
+                except (TypeError, NotImplementedError):
+                    # NumPy-only keywords CuPy refuses (where=, initial=, ...):
+                    # the host does it, as on MLX.
+                    result = None
     elif dev.kind == "mlx" and name in MLX_EQUIVALENTS:
         from . import _array
 
@@ -305,8 +310,16 @@ def __dlpack__(
         # from a consumer that writes, and MLX's own import copies anyway.
         native = backend_for(MLX).copy(native_on(self, MLX, "__dlpack__"))  # type: ignore[attr-defined]
         return native.__dlpack__()
+    if max_version is not None:
+        kwargs["max_version"] = tuple(max_version)  # CuPy declares a tuple
     if copy:
-        native = native_on(self, dev, "__dlpack__").copy()
+        import cupy
+
+        with cupy.cuda.Device(dev.index):
+            native = native_on(self, dev, "__dlpack__").copy()
+        # Our copy is exported as it is: CuPy refuses copy=True for a same-
+        # device export ("only supported for copy to CPU").
+        kwargs["copy"] = None
     else:
         native = writable_native(self, dev, "__dlpack__")  # zero-copy on CUDA: the consumer may write
     try:

@@ -189,10 +189,15 @@ class _SpacePool:
                 blocks.pop()
                 self.pooled_bytes -= size
                 freed += size
-        if self.device.kind == "cuda" and freed:
+        if freed and (self.device.kind == "cuda" or self.pinned):
+            # The dropped blocks went back to CuPy's own pool, which keeps
+            # them: give them back to CUDA too.
             import cupy
 
-            cupy.get_default_memory_pool().free_all_blocks()
+            if self.pinned:
+                cupy.get_default_pinned_memory_pool().free_all_blocks()
+            else:
+                cupy.get_default_memory_pool().free_all_blocks()
         return freed
 
     def stats(self) -> dict[str, Any]:
@@ -454,7 +459,11 @@ class MemoryPool:
 
 
 def _is_oom(exc: BaseException) -> bool:
-    return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError"
+    # CuPy's device OutOfMemoryError is a MemoryError; its pinned pool lets
+    # cudaErrorMemoryAllocation (2) through as a CUDARuntimeError.
+    if isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError":
+        return True
+    return type(exc).__name__ == "CUDARuntimeError" and getattr(exc, "status", None) == 2
 
 
 _default_pool: Optional[MemoryPool] = None

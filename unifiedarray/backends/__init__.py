@@ -88,8 +88,10 @@ class Backend:
         """Raise ``TypeError`` naming backend, dtype and operation if the
         backend cannot hold ``dtype``.  Never cast silently."""
         if not self.supports_dtype(dtype, device):
+            dt = np.dtype(dtype)
+            what = dt.name if dt.isnative else f"{dt.name} in non-native byte order ({dt.str})"
             raise TypeError(
-                f"{self.name} on {device} cannot hold dtype {np.dtype(dtype).name} "
+                f"{self.name} on {device} cannot hold dtype {what} "
                 f"(in {operation}); keep this array on another device, or convert it "
                 f"explicitly with astype first"
             )

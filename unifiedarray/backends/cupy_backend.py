@@ -22,8 +22,35 @@ from . import _DONE, Backend, contiguous
 STAGING_CHUNK = 8 << 20
 
 
+#: the type codes CuPy's arrays hold (native byte order only)
+CUPY_TYPE_CODES = frozenset("?bhilqBHILQefdFD")
+
+
 def _finished() -> Any:
     return _DONE
+
+
+class _InFlight:
+    """A copy still running on a CUDA stream: its event, and the arrays it
+    reads and writes, kept alive until it is done.  If the buffer is dropped
+    before anyone waits, CuPy's pinned pool must not hand the host memory
+    on while the copy still writes into it: the arrays are also put on
+    CuPy's own watch list, which holds them until the event completes."""
+
+    __slots__ = ("event", "keep")
+
+    def __init__(self, event: Any, *keep: Any) -> None:
+        import cupy
+
+        self.event = event
+        self.keep = keep
+        watch = getattr(cupy.cuda.pinned_memory, "_add_to_watch_list", None)  # CuPy 13 and 14
+        if watch is not None:
+            watch(event, keep)
+
+    def synchronize(self) -> None:
+        self.event.synchronize()
+        self.keep = ()
 
 
 def is_pinned(host: np.ndarray) -> bool:
@@ -71,6 +98,10 @@ class CuPyBackend(Backend):
     def devices(self) -> list[Device]:
         return [Device("cuda", i) for i in range(self._count)] if self.available else []
 
+    def supports_dtype(self, dtype: np.dtype, device: Device) -> bool:
+        d = np.dtype(dtype)
+        return d.char in CUPY_TYPE_CODES and d.isnative
+
     def namespace(self, device: Device) -> ModuleType:
         from ..compute import cuda_namespace
 
@@ -87,12 +118,20 @@ class CuPyBackend(Backend):
 
         src = contiguous(host)  # ndarray.set needs a C-contiguous source
         with cupy.cuda.Device(device.index):
-            if into is None:
+            if into is None or not into.flags.c_contiguous:
+                # set() refuses a non-contiguous target (an adopted result
+                # can be one, e.g. a flipped sort), and reshaping one copies.
                 into = cupy.empty(src.shape, src.dtype)
-            if src.nbytes >= 2 * STAGING_CHUNK and not is_pinned(src):
+            pinned = is_pinned(src)
+            if src.nbytes >= 2 * STAGING_CHUNK and not pinned:
                 self._staged_upload(src, into)
             else:
                 into.set(src)
+                if pinned:
+                    # From pinned memory set() is truly asynchronous; a
+                    # blocking move must be complete when it returns (the
+                    # caller may write the host copy next).
+                    cupy.cuda.get_current_stream().synchronize()
             return into
 
     def _staged_upload(self, src: np.ndarray, dst: Any) -> None:
@@ -107,6 +146,9 @@ class CuPyBackend(Backend):
             if self._staging is None:
                 self._staging = [cupyx.empty_pinned(STAGING_CHUNK, np.uint8) for _ in range(2)]
             stream = cupy.cuda.Stream(non_blocking=True)
+            # The side stream does not wait for the current stream by itself:
+            # kernels queued there may still read dst (or its pool memory).
+            stream.wait_event(cupy.cuda.get_current_stream().record())
             flat_src = src.reshape(-1).view(np.uint8)
             flat_dst = dst.reshape(-1).view(cupy.uint8)
             events: list[Any] = [None, None]
@@ -127,11 +169,11 @@ class CuPyBackend(Backend):
         if not is_pinned(host) or not host.flags.c_contiguous:
             return self.upload(host, device, into), _finished()
         with cupy.cuda.Device(device.index):
-            if into is None:
+            if into is None or not into.flags.c_contiguous:
                 into = cupy.empty(host.shape, host.dtype)
             stream = cupy.cuda.get_current_stream()
             into.set(host, stream=stream)  # asynchronous: the source is pinned
-            return into, stream.record()
+            return into, _InFlight(stream.record(), host, into)
 
     def download(self, native: Any, out: np.ndarray) -> None:
         # Lands directly in the host buffer: no intermediate host array.
@@ -148,8 +190,8 @@ class CuPyBackend(Backend):
             return _finished()
         with cupy.cuda.Device(native.device.id):
             stream = cupy.cuda.get_current_stream()
-            native.get(stream=stream, out=out)
-            return stream.record()
+            native.get(stream=stream, out=out, blocking=False)  # get() blocks by default
+            return _InFlight(stream.record(), native, out)
 
     def is_native(self, obj: Any) -> bool:
         return type(obj).__module__.startswith("cupy") and hasattr(obj, "__cuda_array_interface__")
@@ -178,8 +220,7 @@ class CuPyBackend(Backend):
     def synchronize(self, device: Device) -> None:
         import cupy
 
-        with cupy.cuda.Device(device.index):
-            cupy.cuda.get_current_stream().synchronize()
+        cupy.cuda.Device(device.index).synchronize()  # every stream's work, not only the current one
 
 
 def pinned_zeros(shape: tuple[int, ...], dtype: np.dtype) -> Optional[np.ndarray]:
