@@ -493,11 +493,12 @@ class UnifiedBuffer:
         """Make the accelerator copy (or ``device``'s) current; an explicit
         move, allowed under every transfer guard.  Marks nothing dirty.
 
-        With ``blocking=False`` on CUDA the copy is queued on the current
-        stream and this returns at once; work queued after it on that stream
-        sees the data, and any later access to this buffer from Python (a
-        host write included) first waits for the copy to finish.  Elsewhere
-        the move is made before returning.
+        With ``blocking=False`` on CUDA (and a pinned host copy) this returns
+        at once: the copy runs on a copy stream that the current stream waits
+        for on the GPU, so work queued after it on the current stream sees
+        the data, and any later access to this buffer from Python (a host
+        write included) first waits for the copy to finish.  Elsewhere the
+        move is made before returning.
         """
         dev = self._accelerator() if device is None else Device.parse(device)
         self._acquire(dev, False, "sync_to_device", explicit=True, blocking=blocking)

@@ -73,6 +73,7 @@ class CuPyBackend(Backend):
         self._count = 0
         self._staging: Optional[list[np.ndarray]] = None
         self._staging_lock = threading.Lock()
+        self._copy_streams: dict[int, Any] = {}  # per device, for non-blocking uploads
 
     def _probe(self) -> Optional[str]:
         try:
@@ -171,9 +172,31 @@ class CuPyBackend(Backend):
         with cupy.cuda.Device(device.index):
             if into is None or not into.flags.c_contiguous:
                 into = cupy.empty(host.shape, host.dtype)
-            stream = cupy.cuda.get_current_stream()
+            # The copy runs on a stream of its own, so that it overlaps with
+            # compute on the current stream (prefetch's double buffering).
+            # It first waits for the work already queued there (which may
+            # still read the old device copy), and the current stream then
+            # waits for it on the GPU, not on the host: work queued after
+            # this call sees the data, and the caller is not blocked.
+            current = cupy.cuda.get_current_stream()
+            stream = self._copy_stream(device.index)
+            stream.wait_event(current.record())
             into.set(host, stream=stream)  # asynchronous: the source is pinned
-            return into, _InFlight(stream.record(), host, into)
+            done = stream.record()
+            current.wait_event(done)
+            return into, _InFlight(done, host, into)
+
+    def _copy_stream(self, index: int) -> Any:
+        import cupy
+
+        streams = self._copy_streams
+        stream = streams.get(index)
+        if stream is None:
+            with self._staging_lock:
+                stream = streams.get(index)
+                if stream is None:
+                    stream = streams[index] = cupy.cuda.Stream(non_blocking=True)
+        return stream
 
     def download(self, native: Any, out: np.ndarray) -> None:
         # Lands directly in the host buffer: no intermediate host array.
