@@ -677,8 +677,8 @@ def dispatch(path: str, args: tuple, kwargs: dict, reason: Optional[str] = None,
     nat_args = tuple(_unwrap(a, device, reason) for a in args)
     nat_kwargs = {k: _unwrap(v, device, reason) for k, v in kwargs.items()}
     with _device_context(device):
-        res = fn(*nat_args, **nat_kwargs)
-    return _wrap_result(res, device, nat_args)
+        # The wrapping too: it may copy a result (on CUDA, on the current GPU).
+        return _wrap_result(fn(*nat_args, **nat_kwargs), device, nat_args)
 
 
 def _host_fallback(path: str, args: tuple, kwargs: dict, device: Device, reason: str) -> Any:
@@ -784,6 +784,9 @@ def binary(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         return binary(x, _asarray_foreign(y), name, reflected)
     mine = buf._copies[dev] if (dev is CPU and dev in buf._valid and x._key is None) else native_on(x, dev, name)
     fn = _function(dev, name)
+    if dev is not CPU and dev.kind == "cuda":
+        with _device_context(dev):  # cuda:1's kernels run on GPU 1
+            return _wrap(fn(other, mine) if reflected else fn(mine, other), dev)
     res = fn(other, mine) if reflected else fn(mine, other)
     return _wrap(res, dev)
 

@@ -544,8 +544,13 @@ class UnifiedBuffer:
         with self._lock:
             dev = self._placement if not self._valid else (CPU if CPU in self._valid else next(iter(self._valid)))
             native = self._acquire(dev, True, "UnifiedBuffer.fill", overwrite=True)
-            if dev == CPU or dev.kind == "cuda":
+            if dev == CPU:
                 native.fill(value)
+            elif dev.kind == "cuda":
+                import cupy
+
+                with cupy.cuda.Device(dev.index):
+                    native.fill(value)
             else:
                 native[...] = value
 

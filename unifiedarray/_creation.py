@@ -293,7 +293,8 @@ def asarray(
 def _copy_native(obj: Any, dev: Device) -> Any:
     if dev.kind == "mlx":
         return backend_for(dev).detach(obj)  # type: ignore[attr-defined]  # MLX arrays are values
-    return obj.copy()
+    with _device_context(dev):  # CuPy copies onto the current GPU
+        return obj.copy()
 
 
 def _to_host_array(obj: Any, dt: Optional[np.dtype], dev: Device) -> np.ndarray:

@@ -35,7 +35,7 @@ from ._array import (
     namespace_for,
     native_on,
 )
-from ._devices import Device, DeviceLike
+from ._devices import CPU, Device, DeviceLike
 
 # -- tables --------------------------------------------------------------------------
 
@@ -145,10 +145,10 @@ def make_generic(path: str, chapter: str) -> Callable[..., Any]:
             x = args[0]
             dev = x._buf._placement
             f = lookup(dev)
-            if f is not None:
+            if f is not None and (dev is CPU or dev.kind != "cuda"):
                 native = native_on(x, dev, path)
                 return _wrap_result(f(native, *args[1:], **kwargs), dev, (native,))
-        return dispatch(path, args, kwargs)
+        return dispatch(path, args, kwargs)  # CUDA: under the array's GPU
 
     return _finish(fn, path, _doc(path, chapter))
 
@@ -161,8 +161,8 @@ def make_unary(name: str) -> Callable[..., Any]:
             raise TypeError(f"{name} expects a UnifiedArray, got {type(x).__name__}")
         dev = x._buf._placement
         f = lookup(dev)
-        if f is None:
-            return dispatch(name, (x,), kwargs)
+        if f is None or (dev is not CPU and dev.kind == "cuda"):
+            return dispatch(name, (x,), kwargs)  # CUDA: under the array's GPU
         native = native_on(x, dev, name)
         res = f(native, **kwargs)
         if res is native or (x._key is not None and dev != "mlx"):
