@@ -190,7 +190,23 @@ def _not_compared(path: str, args: tuple, expected: Any) -> Any:
     masks = [
         ~np.isfinite(to_numpy(a)) for a in args if hasattr(a, "dtype") and strict.isdtype(a.dtype, "complex floating")
     ]
+    if path in ("divide", "reciprocal") and expected.dtype == strict.complex64:
+        masks.append(_complex64_off_range(path, args, expected))
     return np.broadcast_to(functools.reduce(np.logical_or, masks), to_numpy(expected).shape) if masks else None
+
+
+def _complex64_off_range(path: str, args: tuple, expected: Any) -> Any:
+    """Where NumPy's complex64 division is itself wrong: near the ends of
+    float32's range its intermediate products overflow or underflow (a
+    quotient of about 1 comes out NaN, 0.5+0.5j comes out 0), while MLX's
+    stays right.  The exact quotient (in complex128, rounded) says where; the
+    standard fixes no accuracy there, so those elements are not compared."""
+    wide = [to_numpy(a).astype(np.complex128) if hasattr(a, "dtype") else a for a in args]
+    with np.errstate(all="ignore"):
+        exact = (1 / wide[0] if path == "reciprocal" else wide[0] / wide[1]).astype(np.complex64)
+        got = to_numpy(expected)
+        close = np.isclose(got, exact, rtol=1e-5, atol=0, equal_nan=True)
+    return ~close
 
 
 def _floor_divide_as_preferred(x1: Any, x2: Any, expected: Any) -> Any:
