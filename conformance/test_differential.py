@@ -162,6 +162,7 @@ def run_both(path: str, strict_args: tuple, kwargs: dict, device: str, approx: f
     if path == "sign":
         expected = _complex_sign_in_range(*strict_args, expected)
     converted = tuple(ours(a, device) if hasattr(a, "_array") else a for a in strict_args)
+    kwargs = {k: ours(v, device) if hasattr(v, "_array") else v for k, v in kwargs.items()}
     results = expected if isinstance(expected, tuple) else (expected,)
     if not fits(device, *(r.dtype for r in results if hasattr(r, "dtype"))):
         # The device cannot hold the result's dtype: a clear error, never a cast.

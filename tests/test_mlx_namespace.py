@@ -231,6 +231,17 @@ def test_clip(data: st.DataObject) -> None:
     assert_same(ns.clip(to_mx(x), min=to_mx(lo_s), max=to_mx(hi_s)), expected, "clip")
 
 
+def test_clip_integer_bounds_above_2_to_53_stay_exact() -> None:
+    # Found by the differential suite at 1000 examples: an integer bound
+    # given as a NumPy scalar or a 0-d array went through float.
+    big = 18014398509481011  # 2**54 + 3: no float64 holds it
+    x = mx.array([big, 5], dtype=mx.int64)
+    for bound in (big, np.int64(big), np.array(big)):
+        assert np.array(ns.clip(x, min=bound)).tolist() == [big, big]
+    assert np.array(ns.clip(x, max=2.5)).tolist() == [2, 2]
+    assert np.array(ns.clip(x, min=2**70)).tolist() == [2**63 - 1] * 2  # beyond the dtype: its limit
+
+
 def test_mixed_kinds_follow_numpy() -> None:
     # The standard leaves these open; the host namespace (NumPy) decides.
     i32 = mx.array([1, 2, 3], dtype=mx.int32)

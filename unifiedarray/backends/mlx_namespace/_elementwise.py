@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 from typing import Any, Callable, NamedTuple, Optional
 
 import mlx.core as mx
@@ -553,8 +554,12 @@ def _clip(x: Array, min: Optional[Any], max: Optional[Any]) -> Array:
                 raise ValueError("mlx clip: a NaN bound for an integer array")
             continue  # an infinite bound clips nothing
         if dt.kind in "iu":
+            try:
+                bound = operator.index(bound)  # exact, for ints and integer scalars above 2**53 too
+            except TypeError:
+                bound = math.floor(bound) if pick is mx.minimum else math.ceil(bound)
             info = np.iinfo(dt)
-            bound = int(np.clip(math.floor(bound) if pick is mx.minimum else math.ceil(bound), info.min, info.max))
+            bound = int(info.min) if bound < info.min else int(info.max) if bound > info.max else bound
         elif dt == BOOL:
             bound = bool(bound)
         out = pick(out, scalar(bound, dtype_of(out), "clip"))
