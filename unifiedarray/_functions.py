@@ -36,6 +36,8 @@ from ._array import (
     native_on,
 )
 from ._devices import CPU, Device, DeviceLike
+from ._buffer import adopt
+from .compute import HOST_REDUCTIONS
 
 # -- tables --------------------------------------------------------------------------
 
@@ -153,6 +155,37 @@ def make_generic(path: str, chapter: str) -> Callable[..., Any]:
     return _finish(fn, path, _doc(path, chapter))
 
 
+def make_host_reduction(name: str, ufunc: Any) -> Callable[..., Any]:
+    """A generic function with one more fast path, for the reductions that
+    are a NumPy ufunc's ``reduce`` (:data:`compute.HOST_REDUCTIONS`): on a
+    whole array whose host copy is current, with nothing in flight and no
+    ``dtype=``, it calls the ``reduce`` itself and builds the result as
+    ``_wrap`` does, as the operators' fast path (``_array._make_binary``)
+    does.  (That is most of a small reduction's cost; everything else takes
+    the generic path.)"""
+    generic = make_generic(name, "statistical")
+    reduce = ufunc.reduce
+
+    def fn(x: Any, /, *args: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
+        # axis and keepdims are named, so the common call builds no dict.
+        if not args and not kwargs and type(x) is UnifiedArray and x._key is None:
+            buf = x._buf
+            if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
+                res = reduce(buf._copies[CPU], axis, None, None, keepdims)  # axis, dtype, out, keepdims
+                if type(res) is not np.ndarray:
+                    res = res[...]  # a 0-d array from a NumPy scalar
+                out = object.__new__(UnifiedArray)
+                b = out._buf = adopt(res, CPU, res.dtype)
+                out._key = None
+                out._shape = b._shape
+                out._hostview = None
+                return out
+        return generic(x, *args, axis=axis, keepdims=keepdims, **kwargs)
+
+    fn.__signature__ = generic.__signature__  # type: ignore[attr-defined]
+    return _finish(fn, name, _doc(name, "statistical"))
+
+
 def make_unary(name: str) -> Callable[..., Any]:
     lookup = _bound(name)
 
@@ -204,6 +237,8 @@ def build(namespace: dict[str, Any]) -> None:
     for chapter, names in GENERIC.items():
         for name in names.split():
             namespace[name] = make_generic(name, chapter)
+    for name, (ufunc, _) in HOST_REDUCTIONS.items():
+        namespace[name] = make_host_reduction(name, ufunc)
     namespace.update(
         reshape=reshape,
         permute_dims=permute_dims,

@@ -135,6 +135,17 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
     return {"floor_divide": fixed_floor_divide, "expm1": fixed_expm1, "sign": fixed_sign, "tanh": fixed_tanh}
 
 
+def _host_reductions() -> dict[str, tuple[Any, bool]]:
+    import numpy as np
+
+    return {"sum": (np.add, True), "prod": (np.multiply, True), "max": (np.maximum, False), "min": (np.minimum, False)}
+
+
+#: The reductions that are one NumPy ufunc's ``reduce``: name -> (ufunc,
+#: whether it takes ``dtype=``).  Used here and by the namespace's fast path.
+HOST_REDUCTIONS = _host_reductions()
+
+
 def _direct_reductions() -> dict[str, Callable[..., Any]]:
     """NumPy's ``sum``/``prod``/``max``/``min`` without their Python wrapper.
 
@@ -145,7 +156,6 @@ def _direct_reductions() -> dict[str, Callable[..., Any]]:
     ufunc's ``reduce`` is what ``np.sum`` ends in, with the same dtype rules
     (small integers accumulate in the default integer) and the same errors.
     """
-    import numpy as np
 
     def direct(name: str, ufunc: Any, wrapped: Callable[..., Any]) -> Callable[..., Any]:
         reduce = ufunc.reduce
@@ -168,10 +178,8 @@ def _direct_reductions() -> dict[str, Callable[..., Any]]:
         return extremum
 
     return {
-        "sum": direct("sum", np.add, _compat_numpy.sum),
-        "prod": direct("prod", np.multiply, _compat_numpy.prod),
-        "max": direct_extremum("max", np.maximum),
-        "min": direct_extremum("min", np.minimum),
+        name: direct(name, ufunc, getattr(_compat_numpy, name)) if takes_dtype else direct_extremum(name, ufunc)
+        for name, (ufunc, takes_dtype) in HOST_REDUCTIONS.items()
     }
 
 
