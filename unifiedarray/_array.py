@@ -84,6 +84,13 @@ def _wrap(native: Any, dev: Device) -> "UnifiedArray":
             # was built, without waiting for it: the caller is not blocked,
             # and no thread-bound graph escapes.
             _mx().async_eval(native)
+    return _adopted(native, dev, dtype)
+
+
+def _adopted(native: Any, dev: Device, dtype: np.dtype) -> "UnifiedArray":
+    """A new whole array on a new buffer that adopts ``native``, without
+    checks: what _wrap ends in, and what the fast paths (operators, host
+    reductions) call directly."""
     arr = object.__new__(UnifiedArray)
     buf = arr._buf = adopt(native, dev, dtype)
     arr._key = None
@@ -798,7 +805,7 @@ def _make_binary(name: str, reflected: bool) -> Any:
         # The common case, inlined because it is most of a small array's
         # cost: whole arrays (not views) whose host copies are current, with
         # nothing in flight, or a Python scalar.  It reads exactly what
-        # native_on would and builds the result as _wrap does; everything
+        # native_on would and builds the result with _adopted, as _wrap does; everything
         # else takes binary().
         a = self._buf
         if a._placement is CPU and self._key is None and a._pending is None and CPU in a._valid:
@@ -819,12 +826,7 @@ def _make_binary(name: str, reflected: bool) -> Any:
             res = host_fn[0](rhs, lhs) if reflected else host_fn[0](lhs, rhs)
             if type(res) is not np.ndarray:
                 return _wrap(res, CPU)
-            arr = object.__new__(UnifiedArray)
-            buf = arr._buf = adopt(res, CPU, res.dtype)
-            arr._key = None
-            arr._shape = buf._shape
-            arr._hostview = None
-            return arr
+            return _adopted(res, CPU, res.dtype)
         return binary(self, other, name, reflected)
 
     return op

@@ -27,6 +27,7 @@ from ._array import (
     Permute,
     Reshape,
     UnifiedArray,
+    _adopted,
     _wrap,
     _wrap_result,
     binary,
@@ -36,7 +37,6 @@ from ._array import (
     native_on,
 )
 from ._devices import CPU, Device, DeviceLike
-from ._buffer import adopt
 from .compute import HOST_REDUCTIONS
 
 # -- tables --------------------------------------------------------------------------
@@ -159,8 +159,8 @@ def make_host_reduction(name: str, ufunc: Any) -> Callable[..., Any]:
     """A generic function with one more fast path, for the reductions that
     are a NumPy ufunc's ``reduce`` (:data:`compute.HOST_REDUCTIONS`): on a
     whole array whose host copy is current, with nothing in flight and no
-    ``dtype=``, it calls the ``reduce`` itself and builds the result as
-    ``_wrap`` does, as the operators' fast path (``_array._make_binary``)
+    ``dtype=``, it calls the ``reduce`` itself and builds the result with
+    ``_array._adopted``, as the operators' fast path (``_array._make_binary``)
     does.  (That is most of a small reduction's cost; everything else takes
     the generic path.)"""
     generic = make_generic(name, "statistical")
@@ -174,12 +174,7 @@ def make_host_reduction(name: str, ufunc: Any) -> Callable[..., Any]:
                 res = reduce(buf._copies[CPU], axis, None, None, keepdims)  # axis, dtype, out, keepdims
                 if type(res) is not np.ndarray:
                     res = res[...]  # a 0-d array from a NumPy scalar
-                out = object.__new__(UnifiedArray)
-                b = out._buf = adopt(res, CPU, res.dtype)
-                out._key = None
-                out._shape = b._shape
-                out._hostview = None
-                return out
+                return _adopted(res, CPU, res.dtype)
         return generic(x, *args, axis=axis, keepdims=keepdims, **kwargs)
 
     fn.__signature__ = generic.__signature__  # type: ignore[attr-defined]

@@ -22,6 +22,7 @@ import types
 from typing import Any, Callable
 
 import array_api_compat.numpy as _compat_numpy
+import numpy as np
 
 __all__ = ["host_namespace", "cuda_namespace", "mlx_namespace"]
 
@@ -135,15 +136,14 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
     return {"floor_divide": fixed_floor_divide, "expm1": fixed_expm1, "sign": fixed_sign, "tanh": fixed_tanh}
 
 
-def _host_reductions() -> dict[str, tuple[Any, bool]]:
-    import numpy as np
-
-    return {"sum": (np.add, True), "prod": (np.multiply, True), "max": (np.maximum, False), "min": (np.minimum, False)}
-
-
 #: The reductions that are one NumPy ufunc's ``reduce``: name -> (ufunc,
 #: whether it takes ``dtype=``).  Used here and by the namespace's fast path.
-HOST_REDUCTIONS = _host_reductions()
+HOST_REDUCTIONS: dict[str, tuple[Any, bool]] = {
+    "sum": (np.add, True),
+    "prod": (np.multiply, True),
+    "max": (np.maximum, False),
+    "min": (np.minimum, False),
+}
 
 
 def _direct_reductions() -> dict[str, Callable[..., Any]]:
