@@ -23,9 +23,24 @@ def outcome(fn):
     return (out.dtype, out.shape, np.asarray(out).tolist())
 
 
+@pytest.mark.parametrize("array_out", [True, False], ids=["out=...", "scalar-result"])
 @settings(max_examples=150, deadline=None)
 @given(data=st.data(), dtype=DTYPES, name=st.sampled_from(["sum", "prod", "max", "min"]))
-def test_fast_path_matches_the_generic_path(data, dtype, name):
+def test_fast_path_matches_the_generic_path(array_out, data, dtype, name):
+    """Both ways the fast path asks NumPy for its result are checked:
+    ``out=...`` (NumPy 2.3 and later) and the older scalar it converts."""
+    import unifiedarray._functions as functions
+
+    if array_out and not functions._ARRAY_OUT:
+        pytest.skip("this NumPy has no out=... for ufuncs")
+    saved, functions._ARRAY_OUT = functions._ARRAY_OUT, array_out
+    try:
+        check_fast_against_generic(data, dtype, name)
+    finally:
+        functions._ARRAY_OUT = saved
+
+
+def check_fast_against_generic(data, dtype, name):
     if name in ("max", "min") and dtype.startswith("complex"):
         return  # not ordered: the standard has no max/min for complex
     a = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)))
@@ -55,3 +70,6 @@ def test_fast_path_results_own_their_memory_and_count_no_move():
     assert float(s[0, 0]) == 0.0
     with pytest.raises(TypeError):
         xp.sum(x, 0)  # axis is keyword-only, as in the standard
+    with pytest.raises(TypeError, match="dtype"):
+        xp.max(x, dtype=xp.float32)  # max and min take no dtype=
+    assert xp.sum(x, dtype=xp.float32).dtype == xp.float32

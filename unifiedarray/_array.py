@@ -31,7 +31,7 @@ import numpy as np
 from ._buffer import UnifiedBuffer, adopt
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import transfer
-from ._policy import choose_device
+from ._policy import choose_device, get_default_device
 from .backends import backend_for, backend_of_native, contiguous
 
 __all__ = ["UnifiedArray"]
@@ -112,7 +112,7 @@ def _wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
                         break
             return _wrap(res, dev)
         if isinstance(res, np.generic):
-            return _wrap(res[...], dev)  # a 0-d array from a NumPy scalar
+            return _adopted(res[...], CPU, res.dtype)  # a 0-d array from a NumPy scalar
     backend_native = _is_native(res, dev)
     if backend_native:
         if inputs and dev != MLX and (getattr(res, "base", None) is not None or any(res is i for i in inputs)):
@@ -133,6 +133,16 @@ def _wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
     if isinstance(res, np.generic):
         return _wrap(np.asarray(res), CPU) if dev == CPU else res
     return res
+
+
+def _host_current(x: "UnifiedArray") -> Optional[np.ndarray]:
+    """The host copy of a whole array placed on the host, if it is current
+    and nothing is in flight (what a fast path may read directly); else
+    None."""
+    buf = x._buf
+    if x._key is None and buf._placement is CPU and buf._pending is None and CPU in buf._valid:
+        return buf._copies[CPU]
+    return None
 
 
 def _is_native(obj: Any, dev: Device) -> bool:
@@ -561,6 +571,12 @@ class UnifiedArray:
             return out
         if _is_basic_key(key):
             return self._view(key)
+        if type(key) is UnifiedArray:
+            # A boolean mask or an integer array, both whole and current on
+            # the host: NumPy's advanced indexing, without dispatch's search.
+            host, index = _host_current(self), _host_current(key)
+            if host is not None and index is not None:
+                return _wrap_result(host[index], CPU, (host,))
         return dispatch("getitem", (self, key), {}, reason="UnifiedArray.__getitem__")
 
     def _view(self, key: Any) -> "UnifiedArray":
@@ -668,24 +684,30 @@ def dispatch(path: str, args: tuple, kwargs: dict, reason: Optional[str] = None,
     found: list[UnifiedArray] = []
     for a in args:
         _gather(a, found)
-    for a in kwargs.values():
-        _gather(a, found)
+    if kwargs:
+        for a in kwargs.values():
+            _gather(a, found)
     if device is None:
-        if found:
-            device = placement_of(found)
-        else:
-            from ._policy import get_default_device
-
-            device = get_default_device()
+        device = placement_of(found) if found else get_default_device()
+    fn = _RESOLVED.get((device, path), _UNRESOLVED)
+    if fn is _UNRESOLVED:
+        fn = _RESOLVED[(device, path)] = _resolve(namespace_for(device), path)
     reason = reason or path
-    fn = _resolve(namespace_for(device), path)
     if fn is None:
         return _host_fallback(path, args, kwargs, device, reason)
-    nat_args = tuple(_unwrap(a, device, reason) for a in args)
-    nat_kwargs = {k: _unwrap(v, device, reason) for k, v in kwargs.items()}
+    nat_args = tuple([_unwrap(a, device, reason) for a in args])
+    nat_kwargs = {k: _unwrap(v, device, reason) for k, v in kwargs.items()} if kwargs else kwargs
+    if device is CPU or device.kind != "cuda":
+        return _wrap_result(fn(*nat_args, **nat_kwargs), device, nat_args)
     with _device_context(device):
         # The wrapping too: it may copy a result (on CUDA, on the current GPU).
         return _wrap_result(fn(*nat_args, **nat_kwargs), device, nat_args)
+
+
+# (device, path) -> that device's function, or None where the backend lacks
+# it: resolving a dotted path costs more than a small call.
+_RESOLVED: dict[tuple[Device, str], Any] = {}
+_UNRESOLVED = object()
 
 
 def _host_fallback(path: str, args: tuple, kwargs: dict, device: Device, reason: str) -> Any:

@@ -47,6 +47,7 @@ array([0., 1., 2., 3.], dtype=float32)
 from __future__ import annotations
 
 import operator
+import _thread
 import threading
 import weakref
 from enum import Enum
@@ -223,7 +224,8 @@ class UnifiedBuffer:
             with _MAKE_LOCK:
                 lock = self._lock_obj
                 if lock is None:
-                    lock = self._lock_obj = threading.RLock()
+                    # threading.RLock is a Python function around this.
+                    lock = self._lock_obj = _thread.RLock()
         return lock
 
     # -- facts -------------------------------------------------------------

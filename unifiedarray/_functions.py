@@ -36,7 +36,9 @@ from ._array import (
     namespace_for,
     native_on,
 )
+from ._creation import _as_dtype
 from ._devices import CPU, Device, DeviceLike
+from .backends import backend_for
 from .compute import HOST_REDUCTIONS
 
 # -- tables --------------------------------------------------------------------------
@@ -155,30 +157,65 @@ def make_generic(path: str, chapter: str) -> Callable[..., Any]:
     return _finish(fn, path, _doc(path, chapter))
 
 
-def make_host_reduction(name: str, ufunc: Any) -> Callable[..., Any]:
+def _ufunc_returns_arrays_for_ellipsis() -> bool:
+    """Whether NumPy's ufuncs take ``out=...`` (NumPy 2.3 and later): "give
+    an array, never a scalar"."""
+    try:
+        return type(np.add.reduce(np.zeros(1), out=...)) is np.ndarray
+    except TypeError:
+        return False
+
+
+_ARRAY_OUT = _ufunc_returns_arrays_for_ellipsis()
+
+
+def make_host_reduction(name: str, ufunc: Any, takes_dtype: bool) -> Callable[..., Any]:
     """A generic function with one more fast path, for the reductions that
     are a NumPy ufunc's ``reduce`` (:data:`compute.HOST_REDUCTIONS`): on a
     whole array whose host copy is current, with nothing in flight and no
     ``dtype=``, it calls the ``reduce`` itself and builds the result with
     ``_array._adopted``, as the operators' fast path (``_array._make_binary``)
     does.  (That is most of a small reduction's cost; everything else takes
-    the generic path.)"""
+    the generic path.)  The keywords are the standard's, spelt out: a
+    ``**kwargs`` would cost a dictionary on every call."""
     generic = make_generic(name, "statistical")
     reduce = ufunc.reduce
 
-    def fn(x: Any, /, *args: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -> Any:
-        # axis and keepdims are named, so the common call builds no dict.
-        if not args and not kwargs and type(x) is UnifiedArray and x._key is None:
+    def fn(x: Any, /, *, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+        if dtype is None and type(x) is UnifiedArray and x._key is None:
             buf = x._buf
             if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
-                res = reduce(buf._copies[CPU], axis, None, None, keepdims)  # axis, dtype, out, keepdims
-                if type(res) is not np.ndarray:
-                    res = res[...]  # a 0-d array from a NumPy scalar
+                native = buf._copies[CPU]
+                if _ARRAY_OUT:
+                    # out=... asks for a 0-d array instead of a NumPy scalar,
+                    # which saves converting one; the shortest call is the
+                    # cheapest for NumPy to parse (reduce's own default
+                    # axis is 0, so None is always given).
+                    if keepdims is False:
+                        res = reduce(native, axis, out=...)
+                    else:
+                        res = reduce(native, axis, None, out=..., keepdims=keepdims)
+                else:
+                    res = reduce(native, axis, None, None, keepdims)  # axis, dtype, out, keepdims
+                    if type(res) is not np.ndarray:
+                        res = res[...]  # a 0-d array from a NumPy scalar
                 return _adopted(res, CPU, res.dtype)
-        return generic(x, *args, axis=axis, keepdims=keepdims, **kwargs)
+        if dtype is None:
+            return generic(x, axis=axis, keepdims=keepdims)
+        if not takes_dtype:
+            raise TypeError(f"{name}() got an unexpected keyword argument 'dtype'")
+        return generic(x, axis=axis, dtype=dtype, keepdims=keepdims)
 
-    fn.__signature__ = generic.__signature__  # type: ignore[attr-defined]
-    return _finish(fn, name, _doc(name, "statistical"))
+    params = [
+        inspect.Parameter("x", inspect.Parameter.POSITIONAL_ONLY),
+        inspect.Parameter("axis", inspect.Parameter.KEYWORD_ONLY, default=None),
+        inspect.Parameter("dtype", inspect.Parameter.KEYWORD_ONLY, default=None),
+        inspect.Parameter("keepdims", inspect.Parameter.KEYWORD_ONLY, default=False),
+    ]
+    _finish(fn, name, _doc(name, "statistical"))
+    # The standard's signature (max and min take no dtype=).
+    fn.__signature__ = inspect.Signature(params if takes_dtype else params[:1] + params[1:2] + params[3:])  # type: ignore[attr-defined]
+    return fn
 
 
 def make_unary(name: str) -> Callable[..., Any]:
@@ -232,8 +269,8 @@ def build(namespace: dict[str, Any]) -> None:
     for chapter, names in GENERIC.items():
         for name in names.split():
             namespace[name] = make_generic(name, chapter)
-    for name, (ufunc, _) in HOST_REDUCTIONS.items():
-        namespace[name] = make_host_reduction(name, ufunc)
+    for name, (ufunc, takes_dtype) in HOST_REDUCTIONS.items():
+        namespace[name] = make_host_reduction(name, ufunc, takes_dtype)
     namespace.update(
         reshape=reshape,
         permute_dims=permute_dims,
@@ -425,19 +462,21 @@ def astype(
     >>> xp.astype(xp.asarray([1.5]), xp.int32).tolist()
     [1]
     """
-    from ._creation import _as_dtype
-
     if type(x) is not UnifiedArray:
         raise TypeError(f"astype expects a UnifiedArray, got {type(x).__name__}")
-    dt = _as_dtype(dtype, x.device if device is None else Device.parse(device))
-    if device is not None and Device.parse(device) != x.device:
-        x = x.to_device(device)
-        copy = False
-    if not copy and dt == x.dtype:
+    dev = x._buf._placement
+    if device is not None:
+        target = Device.parse(device)
+        if target != dev:
+            x, dev, copy = x.to_device(target), target, False  # the move made the copy
+    dt = _as_dtype(dtype, dev)
+    if not copy and dt == x._buf._dtype:
         return x
-    from .backends import backend_for
-
-    backend_for(x.device).check_dtype(dt, x.device, "astype")
+    if dev is CPU:
+        # NumPy's astype always copies when asked to (what copy=True means),
+        # so the result owns its memory; every host dtype is allowed.
+        return _wrap(native_on(x, CPU, "astype").astype(dt), CPU)
+    backend_for(dev).check_dtype(dt, dev, "astype")
     return dispatch("astype", (x, dt), {"copy": True})
 
 

@@ -44,7 +44,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ._buffer import UnifiedBuffer, _normalize_shape
+from ._buffer import UnifiedBuffer, _normalize_shape, adopt
+from ._creation import _as_dtype
 from ._devices import CPU, Device, DeviceLike
 from .backends import backend_for
 
@@ -60,6 +61,11 @@ class OutOfMemoryError(MemoryError):
     cached blocks and collecting garbage."""
 
 
+# The size class of each request size seen (bounded): a dict lookup is a
+# fifth of size_class() on acquire's hot path.
+_SIZES: dict[int, int] = {}
+
+
 def size_class(nbytes: int) -> int:
     """The block size that serves a request of ``nbytes``.
 
@@ -67,11 +73,14 @@ def size_class(nbytes: int) -> int:
     (4096, 8192, True)
     """
     if nbytes <= _MIN_CLASS:
-        return _MIN_CLASS
-    size = 1 << (int(nbytes) - 1).bit_length()
-    if size <= _MIN_CLASS << (_CLASSES - 1):
-        return size
-    return -(-int(nbytes) // _HUGE_ROUND) * _HUGE_ROUND
+        size = _MIN_CLASS
+    else:
+        size = 1 << (int(nbytes) - 1).bit_length()
+        if size > _MIN_CLASS << (_CLASSES - 1):
+            size = -(-int(nbytes) // _HUGE_ROUND) * _HUGE_ROUND
+    if len(_SIZES) < 1024:
+        _SIZES[nbytes] = size
+    return size
 
 
 class _Block:
@@ -285,19 +294,26 @@ class MemoryPool:
         unspecified until written (reads see zeros, never an old owner's
         data)."""
         dev = CPU if device is None else Device.parse(device)
-        dt = dtype if type(dtype) is np.dtype else np.dtype(dtype)
+        dt = _as_dtype(dtype, dev)
         key = (dev, dt)
         if key not in self._checked:
             backend_for(dev).check_dtype(dt, dev, "MemoryPool.acquire")
             self._checked.add(key)
         shape = _normalize_shape(shape)
-        buf = UnifiedBuffer._blank(shape, dt, dev, bool(pinned))
-        buf._pool_lease = _Lease(self, prod(shape) * dt.itemsize)
+        nbytes = prod(shape) * dt.itemsize
+        lease = _Lease(self, nbytes)
         self._acquires += 1
+        pinned = bool(pinned)
         if dev is CPU or dev.kind != "mlx":
             # Take the placement's block now, so that acquire is where a hit
-            # or a miss happens; the copy stays uninitialised until used.
-            buf._copies[dev] = self._allocate_copy(buf, dev, zero=False)
+            # or a miss happens; the copy stays uninitialised until used
+            # (no copy is valid).
+            buf = adopt(self._lend(lease, dev, pinned, shape, dt, nbytes), dev, dt)
+            buf._valid = _NO_COPIES
+            buf._pinned = pinned
+        else:
+            buf = UnifiedBuffer._blank(shape, dt, dev, pinned)
+        buf._pool_lease = lease
         return buf
 
     def release(self, buf: UnifiedBuffer) -> None:
@@ -397,13 +413,22 @@ class MemoryPool:
 
     # -- used by UnifiedBuffer ----------------------------------------------------------
     def _allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool) -> Any:
+        """A pooled copy of ``buf`` on ``dev`` (one the buffer makes after
+        acquire: a copy on another device, made when it is first synced)."""
         lease = buf._pool_lease
-        nbytes = lease.nbytes
-        size = size_class(nbytes)
+        view = self._lend(lease, dev, buf._pinned, buf._shape, buf._dtype, lease.nbytes)
+        if zero:
+            view.fill(0)
+        return view
+
+    def _lend(self, lease: _Lease, dev: Device, pinned: bool, shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> Any:
+        """Take a block for ``lease`` on ``dev`` (a pooled one if one fits)
+        and lend a view of it."""
+        size = _SIZES.get(nbytes) or size_class(nbytes)
         with self._lock:
             if self._dropped:
                 self._settle()  # exact figures for the peak below
-            space = self._host if dev is CPU and not buf._pinned and self._host else self._space(dev, buf._pinned)
+            space = self._host if dev is CPU and not pinned and self._host else self._space(dev, pinned)
             free = space.free.get(size)
             if not free and space.held and space.reclaim():
                 free = space.free.get(size)
@@ -420,10 +445,7 @@ class MemoryPool:
             if space.in_use_bytes > space.peak_bytes:
                 space.peak_bytes = space.in_use_bytes
         lease.blocks.append((space, block))
-        view = block.lend(buf._shape, buf._dtype, nbytes)
-        if zero:
-            view.fill(0)
-        return view
+        return block.lend(shape, dtype, nbytes)
 
     def _new_block(self, space: _SpacePool, size: int, nbytes: int) -> Any:
         self._settle()  # a miss checks the limit, which needs exact figures
