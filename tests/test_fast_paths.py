@@ -1,0 +1,92 @@
+"""The host fast paths (``astype``, boolean-mask and integer-array indexing,
+``zeros``/``ones``/``full``) give what the general path gives: the same
+values, dtypes, shapes and errors, results that own their memory, and no
+moves.  The general path is reached through a view (``x[...]``), which no
+fast path takes; the reductions' fast path has its own test
+(test_reductions.py)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import unifiedarray as xp
+
+DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float32", "float64", "complex64", "complex128"]
+
+
+def outcome(fn):
+    try:
+        out = fn()
+    except Exception as exc:  # the error's type is part of the answer
+        return type(exc)
+    return (out.dtype, out.shape, np.asarray(out).tobytes())
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), src=st.sampled_from(DTYPES), dst=st.sampled_from(DTYPES), copy=st.booleans())
+def test_astype_fast_path_matches_the_general_path(data, src, dst, copy):
+    a = data.draw(hnp.arrays(src, hnp.array_shapes(min_dims=0, max_dims=2, max_side=4)))
+    whole = xp.asarray(a)
+    view = whole[...]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # complex to real warns in NumPy, on both paths alike
+        fast = outcome(lambda: xp.astype(whole, np.dtype(dst), copy=copy))
+        general = outcome(lambda: xp.astype(view, np.dtype(dst), copy=copy))
+    assert fast == general
+
+
+def test_astype_result_owns_its_memory_and_copy_false_returns_the_array():
+    x = xp.asarray([1.0, 2.0, 3.0])
+    with xp.track_transfers() as t:
+        y = xp.astype(x, xp.float64)  # copy=True: a copy, even of the same dtype
+        z = xp.astype(x, xp.float32)
+    assert t.count == 0
+    x[0] = 100.0
+    assert y.tolist() == [1.0, 2.0, 3.0] and z.tolist() == [1.0, 2.0, 3.0]
+    assert xp.astype(x, xp.float64, copy=False) is x
+    assert xp.astype(x, int).dtype == xp.int64  # Python types mean the default dtype of their kind
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from(DTYPES))
+def test_array_index_fast_path_matches_the_general_path(data, dtype):
+    a = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=2, max_side=4)))
+    if data.draw(st.booleans()):
+        index = data.draw(hnp.arrays("bool", a.shape if data.draw(st.booleans()) else a.shape[:1]))
+    else:
+        index = data.draw(hnp.arrays("int64", st.integers(0, 5), elements=st.integers(-a.shape[0] - 1, a.shape[0])))
+    whole, idx = xp.asarray(a), xp.asarray(index)
+    fast = outcome(lambda: whole[idx])
+    general = outcome(lambda: whole[...][idx])
+    assert fast == general
+
+
+def test_mask_result_owns_its_memory():
+    x = xp.asarray([1.0, 2.0, 3.0, 4.0])
+    with xp.track_transfers() as t:
+        y = x[x > 2.0]
+        z = x[xp.asarray([0, 0, 3])]
+    assert t.count == 0
+    y[0] = -1.0
+    z[0] = -1.0
+    assert x.tolist() == [1.0, 2.0, 3.0, 4.0]
+    x[...] = 0.0
+    assert y.tolist() == [-1.0, 4.0] and z.tolist() == [-1.0, 1.0, 4.0]
+
+
+@pytest.mark.parametrize("name, args", [("zeros", ()), ("ones", ()), ("full", (7,)), ("full", (2.5,)), ("full", (True,))])
+def test_host_creation_gives_the_standards_dtypes(name, args):
+    fn = getattr(xp, name)
+    out = fn((2, 3), *args)
+    expected = np.asarray(args[0]).dtype if args else np.dtype("float64")
+    assert out.dtype == expected and out.shape == (2, 3) and out.device == "cpu"
+    with xp.default_device("cpu"):
+        assert fn(4, *args, dtype=xp.float32).dtype == xp.float32
+    with pytest.raises((TypeError, ValueError)):
+        fn((2, -1), *args)
