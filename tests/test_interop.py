@@ -305,6 +305,18 @@ def test_tolist_to_numpy_and_pickle_keep_dtype_shape_data_device(device):
     assert (y.dtype, y.shape, y.device, y.tolist()) == (x.dtype, x.shape, x.device, x.tolist())
 
 
+@pytest.mark.parametrize("name", ["cpu", "mlx", "cuda:0", "cuda:3"])
+def test_devices_pickle_and_copy_to_the_same_object(name):
+    # A device is one object per name, also through pickle and copy (kept in
+    # a dict, say, or sent to a worker process), and its kind a plain str.
+    import copy
+
+    dev = xp.Device.parse(name)
+    assert pickle.loads(pickle.dumps(dev)) is dev
+    assert copy.copy(dev) is dev and copy.deepcopy({"d": dev})["d"] is dev
+    assert type(dev.kind) is str and dev.kind == name.split(":")[0]
+
+
 def test_unpickling_where_the_device_is_missing_restores_on_host():
     from unifiedarray._interop import _rebuild
 

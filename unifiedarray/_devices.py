@@ -21,6 +21,8 @@ from typing import Any, Union
 __all__ = ["Device", "DeviceLike", "CPU", "MLX"]
 
 _KINDS = ("cpu", "mlx", "cuda")
+_INTERNED: dict[str, "Device"] = {}  # name -> the one Device of that name
+_KIND_OF: dict[str, str] = {}  # name -> kind, filled as devices are made
 
 
 class Device(str):
@@ -37,12 +39,19 @@ class Device(str):
     def __new__(cls, kind: str, index: int = 0) -> "Device":
         if kind not in _KINDS:
             raise ValueError(f"unknown device kind {kind!r}; expected one of {_KINDS}")
-        return str.__new__(cls, f"cuda:{int(index)}" if kind == "cuda" else kind)
+        name = f"cuda:{int(index)}" if kind == "cuda" else str(kind)
+        # One object per device (unpickled and copied ones too), so that the
+        # hot paths' `dev is CPU` holds for every host device.
+        dev = _INTERNED.get(name)
+        if dev is None:
+            dev = _INTERNED[name] = str.__new__(cls, name)
+            _KIND_OF[name] = str(kind)
+        return dev
 
     @property
     def kind(self) -> str:
-        """``"cpu"``, ``"mlx"`` or ``"cuda"``."""
-        return self.partition(":")[0]
+        """``"cpu"``, ``"mlx"`` or ``"cuda"`` (a plain ``str``)."""
+        return _KIND_OF[self]
 
     @property
     def index(self) -> int:
