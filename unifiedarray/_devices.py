@@ -82,15 +82,19 @@ class Device(str):
             if cached is not None:
                 return cached
             text = obj.strip().lower()
-            if text in ("cpu", "host", "numpy"):
-                return CPU
-            if text in ("mlx", "metal"):
-                return MLX
             if text in ("cuda", "gpu"):
-                return Device("cuda", _current_cuda_index())
-            if text.startswith("cuda:") and text[5:].isdigit():
-                return Device("cuda", int(text[5:]))
-            raise ValueError(f"unknown device {obj!r}: use 'cpu', 'mlx', 'cuda' or 'cuda:N'")
+                return Device("cuda", _current_cuda_index())  # not cached: the current GPU can change
+            if text in ("cpu", "host", "numpy"):
+                dev = CPU
+            elif text in ("mlx", "metal"):
+                dev = MLX
+            elif text.startswith("cuda:") and text[5:].isdigit():
+                dev = Device("cuda", int(text[5:]))
+            else:
+                raise ValueError(f"unknown device {obj!r}: use 'cpu', 'mlx', 'cuda' or 'cuda:N'")
+            if len(_PARSED) < 256:
+                _PARSED[obj] = dev  # a name means the same device every time
+            return dev
         mod = type(obj).__module__ or ""
         if mod.startswith("cupy"):
             return Device("cuda", int(getattr(obj, "id", 0)))
