@@ -90,3 +90,30 @@ def test_host_creation_gives_the_standards_dtypes(name, args):
         assert fn(4, *args, dtype=xp.float32).dtype == xp.float32
     with pytest.raises((TypeError, ValueError)):
         fn((2, -1), *args)
+
+
+@pytest.mark.parametrize("device", ["cpu", "mlx"])
+def test_full_with_a_0d_array_keeps_its_dtype(device):
+    if device not in xp.__array_namespace_info__().devices():
+        pytest.skip("no MLX")
+    fill = xp.asarray(1.5, dtype=xp.float32, device=device)
+    assert xp.full(3, fill).dtype == xp.float32  # never a silent float64
+    assert xp.full(3, xp.asarray(7, dtype=xp.uint8)).dtype == xp.uint8
+    assert xp.full(2, fill, dtype=xp.float64).tolist() == [1.5, 1.5]
+
+
+@settings(max_examples=100, deadline=None)
+@given(a=hnp.arrays(st.sampled_from(DTYPES), (), elements={"allow_nan": False}))
+def test_python_scalar_conversions_match_numpy(a):
+    x = xp.asarray(a)
+    assert bool(x) == bool(a)
+    assert complex(x) == complex(a)
+    if a.dtype.kind != "c":
+        assert float(x) == float(a)
+        if np.isfinite(a):
+            assert int(x) == int(a) and type(int(x)) is int
+    if a.dtype.kind in "iu":
+        assert x.__index__() == int(a)
+    elif a.dtype.kind in "fc":
+        with pytest.raises(TypeError):
+            x.__index__()

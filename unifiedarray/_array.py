@@ -37,6 +37,7 @@ from .backends import backend_for, backend_of_native, contiguous
 __all__ = ["UnifiedArray"]
 
 _PY_SCALARS = (bool, int, float, complex)
+_SCALAR_REASONS = {k: f"UnifiedArray.{k}" for k in ("__bool__", "__int__", "__float__", "__complex__", "__index__")}
 _BASIC_TYPES = (int, slice, type(Ellipsis), type(None))
 
 # Per-device compute namespaces, looked up on every operation.
@@ -513,12 +514,11 @@ class UnifiedArray:
         return unifiedarray
 
     def _scalar(self, kind: str) -> Any:
-        if self._shape != ():
-            if self.size == 1 and kind == "__bool__":
-                pass
-            else:
-                raise ValueError(f"{kind} needs a 0-d array; this one has shape {self._shape}")
-        return self._host(f"UnifiedArray.{kind}").reshape(())[()]
+        """The one element as a Python scalar (``item()`` gives one directly:
+        no NumPy scalar between)."""
+        if self._shape != () and not (kind == "__bool__" and self.size == 1):
+            raise ValueError(f"{kind} needs a 0-d array; this one has shape {self._shape}")
+        return native_on(self, CPU, _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}").item()
 
     def __bool__(self) -> bool:
         return bool(self._scalar("__bool__"))

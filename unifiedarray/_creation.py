@@ -164,6 +164,10 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Optional[Dev
     """
     dev = _device(device)
     if type(fill_value) is UnifiedArray:
+        # A 0-d array (not the standard's, but common) keeps its dtype, as
+        # in NumPy: never a silent float32 -> float64.
+        if dtype is None:
+            dtype = fill_value.dtype
         fill_value = fill_value._scalar("full")
     dt = _dtype_or(dtype, _scalar_dtype(fill_value, dev), dev)
     return _create("full", dev, shape, fill_value, dtype=dt)
