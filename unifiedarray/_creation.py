@@ -156,11 +156,14 @@ def empty(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None)
 
 
 def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
-    """An array filled with ``fill_value``.
+    """An array filled with ``fill_value``: a Python scalar (its kind's
+    default dtype) or a 0-d array (its own dtype), unless ``dtype`` is given.
 
     >>> import unifiedarray as xp
     >>> xp.full(2, 7).dtype
     dtype('int64')
+    >>> xp.full(2, xp.asarray(1.5, dtype=xp.float32)).dtype
+    dtype('float32')
     """
     dev = _device(device)
     if type(fill_value) is UnifiedArray:
