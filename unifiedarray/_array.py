@@ -555,13 +555,15 @@ class UnifiedArray:
     # -- indexing --------------------------------------------------------------
     def __getitem__(self, key: Any) -> "UnifiedArray":
         buf = self._buf
-        if (
-            self._key is None
-            and buf._placement is CPU
-            and CPU in buf._valid
-            and (type(key) is slice or (type(key) is tuple and _all_slices(key)))
-        ):
-            # The commonest views, on the host: slices of a whole array.
+        if self._key is None and buf._placement is CPU and CPU in buf._valid:
+            # The commonest views, on the host: a slice or an integer (a
+            # trailing Ellipsis makes NumPy give a 0-d view, not a scalar,
+            # as _view_key does) of a whole array.
+            tkey = type(key)
+            if tkey is not slice and not (tkey is tuple and _all_slices(key)):
+                if tkey is not int:
+                    return self._getitem(key)
+                key = (key, Ellipsis)
             view = buf._copies[CPU][key]
             out = object.__new__(UnifiedArray)
             out._buf = buf
@@ -569,6 +571,9 @@ class UnifiedArray:
             out._shape = view.shape
             out._hostview = view
             return out
+        return self._getitem(key)
+
+    def _getitem(self, key: Any) -> "UnifiedArray":
         if _is_basic_key(key):
             return self._view(key)
         if type(key) is UnifiedArray:
