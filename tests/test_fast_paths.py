@@ -117,3 +117,20 @@ def test_python_scalar_conversions_match_numpy(a):
     elif a.dtype.kind in "fc":
         with pytest.raises(TypeError):
             x.__index__()
+
+
+@pytest.mark.parametrize("shape", [(5,), (2, 3), (2, 2, 2)])
+def test_integer_index_of_a_whole_array_is_a_view(shape):
+    # The host fast path of __getitem__ for a bare int: a 0-d view of a 1-D
+    # array (never a NumPy scalar frozen at indexing time), a sub-array view
+    # otherwise, both ways.
+    x = xp.asarray(np.arange(np.prod(shape), dtype=np.float64).reshape(shape))
+    v = x[1]
+    assert v.is_view and v.shape == shape[1:]
+    x[1] = 42.0
+    assert np.all(np.asarray(v) == 42.0) and float(xp.sum(v)) == 42.0 * max(1, int(np.prod(shape[1:])))
+    v[...] = -1.0
+    assert np.all(np.asarray(x[1]) == -1.0) and np.asarray(x).reshape(-1)[0] == 0.0
+    assert x[-1].shape == shape[1:]
+    with pytest.raises(IndexError):
+        x[shape[0]]
