@@ -113,6 +113,23 @@ def test_mixing_devices_under_disallow_raises():
         (y.to_device("cpu") + x)  # explicit to_device, then same-device work: fine
 
 
+def test_mixing_devices_under_disallow_raises_even_when_nothing_would_move():
+    big = ua.ones(100, device="mlx")
+    small = ua.asarray(np.ones(1))
+    _ = big + small  # small now has a current MLX copy too
+    with ua.track_transfers() as t, ua.transfer_guard("disallow"):
+        for mixed in (lambda: big + small, lambda: ua.where(big > 0, big, small), lambda: np.add(big, small)):
+            with pytest.raises(ua.TransferError, match="host_to_device move of 8 bytes from cpu to mlx"):
+                mixed()
+    assert t.count == 0
+    # Only the direction the smaller operand would move in is asked.
+    with ua.transfer_guard(device_to_host="disallow"):
+        assert (big + small).device == "mlx"
+    with ua.transfer_guard(host_to_device="disallow"):
+        with pytest.raises(ua.TransferError):
+            big + small
+
+
 def test_per_direction_setting():
     buf = UnifiedBuffer((4,))
     buf.fill(0.0)

@@ -660,12 +660,12 @@ def _unwrap(obj: Any, dev: Device, reason: str) -> Any:
     return obj
 
 
-def placement_of(arrays: Sequence[UnifiedArray]) -> Device:
+def placement_of(arrays: Sequence[UnifiedArray], reason: str = "an operation") -> Device:
     """Where an operation on ``arrays`` runs (see :mod:`unifiedarray._policy`)."""
     dev = arrays[0]._buf._placement
     for a in arrays:
         if a._buf._placement != dev:
-            return choose_device((a._buf._placement, a.nbytes) for a in arrays)
+            return choose_device(((a._buf._placement, a.nbytes) for a in arrays), reason)
     return dev
 
 
@@ -692,12 +692,12 @@ def dispatch(path: str, args: tuple, kwargs: dict, reason: Optional[str] = None,
     if kwargs:
         for a in kwargs.values():
             _gather(a, found)
+    reason = reason or path
     if device is None:
-        device = placement_of(found) if found else get_default_device()
+        device = placement_of(found, reason) if found else get_default_device()
     fn = _RESOLVED.get((device, path), _UNRESOLVED)
     if fn is _UNRESOLVED:
         fn = _RESOLVED[(device, path)] = _resolve(namespace_for(device), path)
-    reason = reason or path
     if fn is None:
         return _host_fallback(path, args, kwargs, device, reason)
     nat_args = tuple([_unwrap(a, device, reason) for a in args])
@@ -807,7 +807,7 @@ def binary(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     dev = buf._placement
     if ty is UnifiedArray:
         if y._buf._placement != dev:
-            dev = choose_device(((dev, x.nbytes), (y._buf._placement, y.nbytes)))
+            dev = choose_device(((dev, x.nbytes), (y._buf._placement, y.nbytes)), name)
         other = native_on(y, dev, name)
     elif ty in _PY_SCALARS:
         _check_scalar(x, y, name)

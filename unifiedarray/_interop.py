@@ -137,7 +137,7 @@ def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason
     found: list[UnifiedArray] = []
     _collect(args, found)
     _collect(kwargs, found)
-    dev = placement_of(found) if found else CPU
+    dev = placement_of(found, reason) if found else CPU
     result: Any = None
     if dev.kind == "cuda":
         import cupy

@@ -95,19 +95,26 @@ def check_transfer(source: str, target: str, nbytes: int, reason: str, explicit:
     """Raise or log per the guard; called by the ledger before every move."""
     if explicit:
         return
-    levels = _guard.get()
-    if source == "cpu":
-        level, direction = levels[0], "host_to_device"
-    elif target == "cpu":
-        level, direction = levels[1], "device_to_host"
-    else:
-        level, direction = levels[2], "device_to_device"
+    level, direction = _level(_guard.get(), source, target)
     if level == "allow":
         return
     message = f"implicit {direction} move of {nbytes} bytes from {source} to {target} in {reason}"
     if level == "disallow":
-        raise TransferError(message + " (forbidden by transfer_guard; move it explicitly with to_device)")
+        raise TransferError(message + _FORBIDDEN)
     log.warning(message)
+
+
+_FORBIDDEN = " (forbidden by transfer_guard; move it explicitly with to_device)"
+
+
+def _level(levels: tuple[str, str, str], source: str, target: str) -> tuple[str, str]:
+    """The guard's level for a move from ``source`` to ``target``, and the
+    direction's name."""
+    if source == "cpu":
+        return levels[0], "host_to_device"
+    if target == "cpu":
+        return levels[1], "device_to_host"
+    return levels[2], "device_to_device"
 
 
 # --- default device -------------------------------------------------------
@@ -160,12 +167,17 @@ def _checked(device: DeviceLike) -> Device:
     return dev
 
 
-def choose_device(placed: Iterable[tuple[Device, int]]) -> Device:
+def choose_device(placed: Iterable[tuple[Device, int]], reason: str = "an operation") -> Device:
     """The device an operation on inputs ``(device, nbytes)`` runs on.
 
     All inputs on one device: that device.  Otherwise the device holding the
     most input bytes, so that the fewest bytes move; on a tie, the device of
     the first input.
+
+    Mixing devices where the guard says "disallow" for a direction the other
+    inputs would move in raises ``TransferError``, also when no bytes would
+    move (an input whose copy on the chosen device happens to be current):
+    whether code mixes devices must not depend on what was cached before.
     """
     totals: dict[Device, int] = {}
     for dev, nbytes in placed:
@@ -173,4 +185,14 @@ def choose_device(placed: Iterable[tuple[Device, int]]) -> Device:
     if len(totals) == 1:
         return next(iter(totals))
     best = max(totals.values())
-    return next(d for d, n in totals.items() if n == best)
+    chosen = next(d for d, n in totals.items() if n == best)
+    levels = _guard.get()
+    if "disallow" in levels:
+        for dev, nbytes in totals.items():
+            level, direction = _level(levels, dev, chosen)
+            if dev != chosen and level == "disallow":
+                raise TransferError(
+                    f"implicit {direction} move of {nbytes} bytes from {dev} to {chosen} in {reason} "
+                    f"(operands on {' and '.join(totals)}){_FORBIDDEN}"
+                )
+    return chosen
