@@ -295,10 +295,11 @@ class MemoryPool:
         data)."""
         dev = CPU if device is None else Device.parse(device)
         dt = _as_dtype(dtype, dev)
-        key = (dev, dt)
-        if key not in self._checked:
-            backend_for(dev).check_dtype(dt, dev, "MemoryPool.acquire")
-            self._checked.add(key)
+        if dev is not CPU:  # the host holds every dtype
+            key = (dev, dt)
+            if key not in self._checked:
+                backend_for(dev).check_dtype(dt, dev, "MemoryPool.acquire")
+                self._checked.add(key)
         shape = _normalize_shape(shape)
         nbytes = prod(shape) * dt.itemsize
         lease = _Lease(self, nbytes)
