@@ -86,6 +86,80 @@ def test_numpy_out_argument_writes_through_the_buffer(device):
     assert out.tolist() == [2.0, 4.0]
 
 
+IN_PLACE = {
+    # name: (call, what the 3x3 arange becomes)
+    "fill_diagonal": (lambda y: np.fill_diagonal(y, -1.0), lambda e: np.fill_diagonal(e, -1.0)),
+    "put": (lambda y: np.put(y, [0, 4], [-5.0, -6.0]), lambda e: np.put(e, [0, 4], [-5.0, -6.0])),
+    "put_along_axis": (
+        lambda y: np.put_along_axis(y, np.array([[0], [1], [2]]), -2.0, axis=1),
+        lambda e: np.put_along_axis(e, np.array([[0], [1], [2]]), -2.0, axis=1),
+    ),
+    "copyto": (lambda y: np.copyto(y, np.full((3, 3), 7.0)), lambda e: np.copyto(e, np.full((3, 3), 7.0))),
+    "place": (lambda y: np.place(y, np.asarray(y) > 4, [0.0]), lambda e: np.place(e, e > 4, [0.0])),
+    "putmask": (lambda y: np.putmask(y, np.asarray(y) > 4, -y), lambda e: np.putmask(e, e > 4, -e)),
+    "add.at": (lambda y: np.add.at(y, ([0, 0, 2], [1, 1, 2]), 1.0), lambda e: np.add.at(e, ([0, 0, 2], [1, 1, 2]), 1.0)),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(IN_PLACE))
+def test_numpy_functions_that_write_in_place_write_through_the_buffer(device, name):
+    # NumPy functions that write into their first argument: every backend,
+    # and every copy, must see the write (before, on MLX the host copy took
+    # it while the MLX copy stayed "current").
+    call, expect = IN_PLACE[name]
+    y = xp.asarray(np.arange(9.0).reshape(3, 3), device=device)
+    _ = y * 1  # y's device copy is current
+    if "mlx" in DEVICES:
+        y.buffer.sync_to_device("mlx")  # a second current copy, for a host-placed y
+    token = y.__dask_tokenize__()
+    call(y)
+    expected = np.arange(9.0).reshape(3, 3)
+    expect(expected)
+    np.testing.assert_array_equal(np.asarray(y), expected)
+    assert float(xp.sum(y)) == expected.sum()  # computed where y lives
+    if "mlx" in DEVICES:
+        np.testing.assert_array_equal(np.asarray(y.buffer.read("mlx")), expected)
+    assert y.__dask_tokenize__() != token
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_in_place_numpy_function_on_a_view_writes_the_base(device):
+    x = xp.asarray(np.arange(16.0).reshape(4, 4), device=device)
+    v = x[1:, ::2]
+    np.fill_diagonal(v, 0.0)
+    expected = np.arange(16.0).reshape(4, 4)
+    np.fill_diagonal(expected[1:, ::2], 0.0)
+    np.testing.assert_array_equal(np.asarray(x), expected)
+    assert float(xp.sum(x)) == expected.sum()
+    r = xp.reshape(x[:, ::2], (8,))  # no host view expresses this: the copy path
+    np.put(r, [0], [-1.0])
+    assert float(x[0, 0]) == -1.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_nan_to_num_without_copy_writes_and_returns_its_argument(device):
+    with np.errstate(all="ignore"):
+        z = xp.asarray([-1.0, 0.0, 1.0], device=device) / xp.asarray(0.0, device=device)
+    _ = z * 1
+    res = np.nan_to_num(z, copy=False, posinf=9.0, neginf=-9.0)
+    assert res is z
+    assert z.tolist() == [-9.0, 0.0, 9.0] and float(xp.sum(z)) == 0.0 and float(xp.max(z)) == 9.0
+
+
+def test_numpy_calls_get_read_only_data():
+    # A NumPy-level function that writes into an argument it is not known to
+    # write cannot go around the buffer: it gets read-only data and fails.
+    x = xp.asarray([1.0, 2.0])
+
+    def sneaky(a):
+        a[0] = 100.0
+
+    with pytest.raises(ValueError, match="read-only"):
+        x.__array_function__(sneaky, (UnifiedArray,), (x,), {})
+    assert x.tolist() == [1.0, 2.0]
+
+
 @needs_mlx
 def test_ndarray_is_host_data_whatever_the_default_device():
     x = xp.asarray([1.0, 2.0])

@@ -112,7 +112,15 @@ def _collect(obj: Any, found: list) -> None:
 
 def _natives(obj: Any, dev: Device, reason: str) -> Any:
     if type(obj) is UnifiedArray:
-        return native_on(obj, dev, reason)
+        native = native_on(obj, dev, reason)
+        if dev == CPU:
+            # Read-only, as __array__ hands out: a NumPy function that writes
+            # into an argument it was not known to write (those are in
+            # _WRITES_FIRST) fails loudly instead of leaving the buffer's
+            # other copies stale.
+            native = native.view()
+            native.flags.writeable = False
+        return native
     if isinstance(obj, (list, tuple)):
         return type(obj)(_natives(o, dev, reason) for o in obj)
     if isinstance(obj, dict):
@@ -130,8 +138,50 @@ def _wrap_any(res: Any, dev: Device, inputs: Any) -> Any:
     return _wrap_result(res, dev, flat)
 
 
+# NumPy functions that write into their first argument (and return None, or
+# that argument).  Run on a UnifiedArray, they write through its buffer: any
+# other way would leave the buffer's other copies stale.
+_WRITES_FIRST = frozenset("copyto fill_diagonal put put_along_axis place putmask".split())
+
+
+def _writes_first(name: str, args: tuple, kwargs: dict) -> bool:
+    if name in _WRITES_FIRST or name.endswith(".at"):  # ufunc.at(a, indices, b) writes into a
+        return True
+    if name == "nan_to_num":  # nan_to_num(x, copy=True, ...) writes into x when copy is false
+        return not kwargs.get("copy", args[1] if len(args) > 1 else True)
+    return False
+
+
+def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: str) -> Any:
+    """Run a NumPy function that writes into ``args[0]``, a UnifiedArray, on
+    the host.  A host-placed target is written in place, through a lease of
+    its host copy (a counted write: every other copy becomes stale); any
+    other target (on a device, or a view NumPy cannot express) is written on
+    a host copy of its data, which then goes back through the buffer, its
+    moves counted."""
+    target = args[0]
+    dev = target._buf._placement
+    why = reason if dev == CPU else f"host fallback: {reason}"
+    rest, kw = _to_unified(args[1:]), _to_unified(kwargs)
+    nat_rest, nat_kw = _natives(rest, CPU, why), _natives(kw, CPU, why)
+    if dev == CPU:
+        try:
+            handle = writable_native(target, CPU, reason)
+        except BufferError:
+            pass  # a strided reshape: no host view of it to write into
+        else:
+            res = host_call(handle, *nat_rest, **nat_kw)
+            return target if res is handle else res
+    work = np.array(native_on(target, CPU, why), copy=True)
+    res = host_call(work, *nat_rest, **nat_kw)
+    _write(target, Ellipsis, native_on(_wrap(work, CPU), dev, why), why)
+    return target if res is work else res
+
+
 def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason: str) -> Any:
     """Run a NumPy-level call where its UnifiedArray arguments live."""
+    if args and type(args[0]) is UnifiedArray and _writes_first(name, args, kwargs):
+        return _run_in_place(name, host_call, args, kwargs, reason)
     out = kwargs.pop("out", None)
     args, kwargs = _to_unified(args), _to_unified(kwargs)
     found: list[UnifiedArray] = []
