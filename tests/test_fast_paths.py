@@ -119,18 +119,32 @@ def test_python_scalar_conversions_match_numpy(a):
             x.__index__()
 
 
+@pytest.mark.parametrize("device", ["cpu", "mlx"])
 @pytest.mark.parametrize("shape", [(5,), (2, 3), (2, 2, 2)])
-def test_integer_index_of_a_whole_array_is_a_view(shape):
-    # The host fast path of __getitem__ for a bare int: a 0-d view of a 1-D
-    # array (never a NumPy scalar frozen at indexing time), a sub-array view
-    # otherwise, both ways.
-    x = xp.asarray(np.arange(np.prod(shape), dtype=np.float64).reshape(shape))
-    v = x[1]
-    assert v.is_view and v.shape == shape[1:]
-    x[1] = 42.0
-    assert np.all(np.asarray(v) == 42.0) and float(xp.sum(v)) == 42.0 * max(1, int(np.prod(shape[1:])))
-    v[...] = -1.0
-    assert np.all(np.asarray(x[1]) == -1.0) and np.asarray(x).reshape(-1)[0] == 0.0
-    assert x[-1].shape == shape[1:]
+def test_integer_indices_give_views_of_sub_arrays_and_copies_of_elements(device, shape):
+    # As in NumPy: x[i] of a matrix is a view (both ways); an integer for
+    # every axis gives the element as a copy (NumPy's scalar), so that
+    # "old = x[i]; x[i] = new" keeps the old value and swaps swap; a
+    # trailing ... asks for a 0-d view.
+    if device not in xp.__array_namespace_info__().devices():
+        pytest.skip("no MLX")
+    x = xp.asarray(np.arange(np.prod(shape), dtype=np.float64).reshape(shape), device=device)
+    first = (1,) * len(shape)
+    old, view0 = x[first], x[first + (Ellipsis,)]
+    assert not old.is_view and old.shape == () and view0.is_view
+    x[first] = 42.0
+    assert float(old) != 42.0 and float(view0) == 42.0
+    if len(shape) > 1:
+        v = x[1]
+        assert v.is_view and v.shape == shape[1:]
+        x[1] = 7.0
+        assert np.all(np.asarray(v) == 7.0)
+        v[...] = -1.0
+        assert np.all(np.asarray(x[1]) == -1.0) and np.asarray(x).reshape(-1)[0] == 0.0
+    y = xp.asarray([1.0, 2.0, 3.0], device=device)
+    y[0], y[2] = y[2], y[0]
+    assert y.tolist() == [3.0, 2.0, 1.0]
     with pytest.raises(IndexError):
         x[shape[0]]
+    with pytest.raises(IndexError):
+        x[(0,) * (len(shape) - 1) + (shape[-1],)]

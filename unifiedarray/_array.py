@@ -361,6 +361,19 @@ def _is_basic_key(key: Any) -> bool:
     return type(key) in _BASIC_TYPES
 
 
+def _one_element(key: Any, ndim: int) -> bool:
+    """Whether a basic index is an integer for every axis (no slice, no
+    ``...``, no ``None``): what NumPy answers with a scalar."""
+    if type(key) is int:
+        return ndim == 1
+    if type(key) is not tuple or len(key) != ndim or ndim == 0:
+        return False
+    for k in key:
+        if type(k) is not int:
+            return False
+    return True
+
+
 def _view_key(key: Any) -> tuple:
     """A basic index as a tuple that always gives a view (an index of only
     integers gives NumPy a scalar; a trailing Ellipsis gives a 0-d view)."""
@@ -561,6 +574,9 @@ class UnifiedArray:
             # as _view_key does) of a whole array.
             tkey = type(key)
             if tkey is not slice and not (tkey is tuple and _all_slices(key)):
+                if buf._pending is None and _one_element(key, len(self._shape)):
+                    # One element: a 0-d copy (see _element).
+                    return _adopted(np.asarray(buf._copies[CPU][key]), CPU, buf._dtype)
                 if tkey is not int:
                     return self._getitem(key)
                 key = (key, Ellipsis)
@@ -575,6 +591,8 @@ class UnifiedArray:
 
     def _getitem(self, key: Any) -> "UnifiedArray":
         if _is_basic_key(key):
+            if _one_element(key, len(self._shape)):
+                return self._element(key)
             return self._view(key)
         if type(key) is UnifiedArray:
             # A boolean mask or an integer array, both whole and current on
@@ -583,6 +601,19 @@ class UnifiedArray:
             if host is not None and index is not None:
                 return _wrap_result(host[index], CPU, (host,))
         return dispatch("getitem", (self, key), {}, reason="UnifiedArray.__getitem__")
+
+    def _element(self, key: Any) -> "UnifiedArray":
+        """One element, selected by an integer per axis, as a new 0-d array:
+        a copy, as NumPy gives (a scalar) and array-api-strict does, so that
+        ``old = x[i]; x[i] = new`` keeps the old value and a swap
+        ``x[i], x[j] = x[j], x[i]`` swaps.  (A trailing ``...`` asks for a
+        0-d view instead, as in NumPy.)"""
+        reason = "UnifiedArray.__getitem__"
+        if self._buf._placement is CPU:
+            host = native_on(self, CPU, reason)
+            return _adopted(np.asarray(host[key]), CPU, host.dtype)
+        _basic_shape(self._shape, _view_key(key))  # NumPy's IndexError for out-of-range: MLX checks nothing
+        return dispatch("getitem", (self, key), {}, reason=reason)
 
     def _view(self, key: Any) -> "UnifiedArray":
         key = _view_key(key)
