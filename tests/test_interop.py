@@ -608,3 +608,23 @@ def test_numpy_transpose_and_swapaxes_check_axes_as_numpy_does():
         np.swapaxes(m, 0, 5)
     with pytest.raises(np.exceptions.AxisError):
         np.transpose(m, (0, 2))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_python_protocols_numpy_arrays_answer(device):
+    # `in`, format(), round() and divmod() as on NumPy arrays: code written
+    # for NumPy prints `f"{loss:.4f}"` of a 0-d result, say.
+    x = xp.asarray(np.arange(6.0).reshape(2, 3), device=device)
+    assert 4.0 in x and 7.0 not in x
+    loss = xp.sum(x) / 7
+    assert f"{loss:.4f}" == f"{15 / 7:.4f}" and f"{x}" == str(x)
+    with pytest.raises(TypeError):
+        f"{x:.2f}"
+    assert round(xp.asarray(2.5, device=device)) == 2 and type(round(loss)) is int
+    assert round(xp.asarray(2.567, device=device), 2) == 2.57
+    r = round(x / 4)
+    assert type(r) is UnifiedArray and r.dtype == x.dtype and r.tolist() == np.round(np.arange(6.0).reshape(2, 3) / 4).tolist()
+    q, m = divmod(x, 4)
+    assert q.tolist() == [[0, 0, 0], [0, 1, 1]] and m.tolist() == [[0, 1, 2], [3, 0, 1]] and q.device == device
+    q, m = divmod(7, xp.asarray([2, 3], device=device))
+    assert (q.tolist(), m.tolist()) == ([3, 2], [1, 1])

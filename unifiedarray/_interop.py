@@ -500,6 +500,42 @@ def item(self: UnifiedArray, *args: Any) -> Any:
     return native_on(self, CPU, "item").item(*args)
 
 
+# Python protocols NumPy's arrays answer and the standard does not name:
+# without them `1.0 in x`, `f"{loss:.4f}"`, `round(x)` and `divmod(x, 2)`
+# fail on code written for NumPy.
+def __contains__(self: UnifiedArray, value: Any) -> bool:
+    """``value in x``: whether any element equals ``value`` (as NumPy)."""
+    import unifiedarray
+
+    return bool(unifiedarray.any(self == value))
+
+
+def __format__(self: UnifiedArray, spec: str) -> str:
+    """A 0-d array formats as its element (``f"{loss:.4f}"``); any array
+    formats as its ``str`` with an empty spec."""
+    if not self._shape:
+        return format(self._scalar("__format__"), spec)
+    if spec:
+        raise TypeError(f"unsupported format string {spec!r} for a {self.ndim}-d UnifiedArray")
+    return str(self)
+
+
+def __round__(self: UnifiedArray, ndigits: Optional[int] = None) -> Any:
+    """``round(x)``: a Python number for a 0-d array (as Python's round of
+    its element), else the array rounded elementwise (NumPy's rules)."""
+    if not self._shape:
+        return round(self._scalar("__round__"), ndigits)
+    return np.round(self, 0 if ndigits is None else ndigits)
+
+
+def __divmod__(self: UnifiedArray, other: Any) -> Any:
+    return self // other, self % other
+
+
+def __rdivmod__(self: UnifiedArray, other: Any) -> Any:
+    return other // self, other % self
+
+
 def install() -> None:
     for name, fn in {
         "__array__": __array__,
@@ -516,6 +552,11 @@ def install() -> None:
         "astype": astype_method,
         "copy": copy_method,
         "item": item,
+        "__contains__": __contains__,
+        "__format__": __format__,
+        "__round__": __round__,
+        "__divmod__": __divmod__,
+        "__rdivmod__": __rdivmod__,
         **{n: _numpy_method(n) for n in NUMPY_METHODS},
     }.items():
         setattr(UnifiedArray, name, fn)
