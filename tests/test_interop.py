@@ -628,3 +628,29 @@ def test_python_protocols_numpy_arrays_answer(device):
     assert q.tolist() == [[0, 0, 0], [0, 1, 1]] and m.tolist() == [[0, 1, 2], [3, 0, 1]] and q.device == device
     q, m = divmod(7, xp.asarray([2, 3], device=device))
     assert (q.tolist(), m.tolist()) == ([3, 2], [1, 1])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpy_in_place_methods_and_attributes(device):
+    # ndarray.sort/fill/partition/put write in place, through the buffer;
+    # flatten copies; real/imag/itemsize/tobytes read, as on NumPy arrays.
+    data = np.array([[3.0, 1.0, 2.0], [9.0, 7.0, 8.0]])
+    x = xp.asarray(data, device=device)
+    y = xp.asarray(x, copy=True)
+    _ = y * 1  # a current device copy
+    assert y.sort() is None and y.tolist() == np.sort(data).tolist()
+    assert float(xp.sum(y[:, 0])) == 8.0  # computed where y lives: the sort is there
+    y.fill(2.0)
+    assert float(xp.sum(y)) == 12.0
+    z = xp.asarray(x, copy=True)
+    z.partition(1)
+    assert z.tolist() == np.sort(data).tolist()
+    z.put([0], [100.0])
+    assert float(xp.sum(z)) == np.sort(data).sum() - 1.0 + 100.0
+    f = x.flatten()
+    f[0] = -1.0
+    assert not f.is_view and x.tolist() == data.tolist() and f.shape == (6,)
+    assert x.tobytes() == data.tobytes() and x.itemsize == 8
+    assert x.real.tolist() == data.tolist() and x.imag.tolist() == np.zeros_like(data).tolist()
+    c = xp.asarray([1 + 2j], dtype=xp.complex64, device=device)
+    assert c.real.dtype == xp.float32 and c.imag.tolist() == [2.0] and c.conjugate().tolist() == [1 - 2j]

@@ -463,9 +463,47 @@ def __dask_tokenize__(self: UnifiedArray) -> tuple:
 # them: each calls the NumPy function of that name, which dispatches through
 # __array_function__, so it runs on the device where the array lives.
 NUMPY_METHODS = (
-    "all any argmax argmin argsort clip conj cumprod cumsum dot max mean min nonzero prod "
-    "ravel repeat reshape round squeeze std sum swapaxes take trace transpose var"
+    "all any argmax argmin argpartition argsort clip conj conjugate cumprod cumsum diagonal dot max "
+    "mean min nonzero prod put ravel repeat reshape round searchsorted squeeze std sum swapaxes take "
+    "trace transpose var"
 ).split()
+
+
+# NumPy's in-place methods and the attributes NumPy code reads (CuPy's arrays
+# have them too).  The in-place ones write through __setitem__, so through
+# the buffer.
+def fill(self: UnifiedArray, value: Any) -> None:
+    """Set every element to ``value``, in place (``ndarray.fill``)."""
+    self[...] = value
+
+
+def sort(self: UnifiedArray, axis: int = -1, kind: Optional[str] = None) -> None:
+    """Sort in place along ``axis`` (``ndarray.sort``), where ``x`` lives."""
+    self[...] = np.sort(self, axis=axis, kind=kind)
+
+
+def partition(self: UnifiedArray, kth: Any, axis: int = -1) -> None:
+    """Partition in place (``ndarray.partition``)."""
+    self[...] = np.partition(self, kth, axis=axis)
+
+
+def flatten(self: UnifiedArray) -> UnifiedArray:
+    """A flat copy (``ndarray.flatten``; ``ravel`` and ``reshape`` give views)."""
+    from ._functions import astype, reshape
+
+    return astype(reshape(self, (-1,)), self.dtype, copy=True)
+
+
+def tobytes(self: UnifiedArray, order: str = "C") -> bytes:
+    """The data's bytes, from the host copy (synced if stale)."""
+    return native_on(self, CPU, "tobytes").tobytes(order)
+
+
+_NUMPY_ATTRIBUTES = {
+    "real": property(lambda self: np.real(self), doc="The real part (a new array), as ``np.real``."),
+    "imag": property(lambda self: np.imag(self), doc="The imaginary part (zeros for real dtypes), as ``np.imag``."),
+    "itemsize": property(lambda self: self.dtype.itemsize, doc="Bytes per element."),
+}
 
 
 def _numpy_method(name: str) -> Any:
@@ -552,6 +590,12 @@ def install() -> None:
         "astype": astype_method,
         "copy": copy_method,
         "item": item,
+        "fill": fill,
+        "sort": sort,
+        "partition": partition,
+        "flatten": flatten,
+        "tobytes": tobytes,
+        **_NUMPY_ATTRIBUTES,
         "__contains__": __contains__,
         "__format__": __format__,
         "__round__": __round__,
