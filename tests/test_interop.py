@@ -147,6 +147,18 @@ def test_nan_to_num_without_copy_writes_and_returns_its_argument(device):
     assert z.tolist() == [-9.0, 0.0, 9.0] and float(xp.sum(z)) == 0.0 and float(xp.max(z)) == 9.0
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_in_place_numpy_function_with_an_ndarray_target_writes_the_ndarray(device):
+    # The UnifiedArray is only the source: NumPy's own array is written.
+    d = np.zeros(3)
+    np.copyto(d, xp.asarray([1.0, 2.0, 3.0], device=device))
+    assert d.tolist() == [1.0, 2.0, 3.0]
+    np.add.at(d, [0, 0], xp.asarray([1.0, 1.0], device=device))
+    assert d.tolist() == [3.0, 2.0, 3.0]
+    np.putmask(d, xp.asarray([True, False, True], device=device), 0.0)
+    assert d.tolist() == [0.0, 2.0, 0.0]
+
+
 def test_numpy_calls_get_read_only_data():
     # A NumPy-level function that writes into an argument it is not known to
     # write cannot go around the buffer: it gets read-only data and fails.

@@ -180,8 +180,14 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
 
 def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason: str) -> Any:
     """Run a NumPy-level call where its UnifiedArray arguments live."""
-    if args and type(args[0]) is UnifiedArray and _writes_first(name, args, kwargs):
-        return _run_in_place(name, host_call, args, kwargs, reason)
+    if args and _writes_first(name, args, kwargs):
+        if type(args[0]) is UnifiedArray:
+            return _run_in_place(name, host_call, args, kwargs, reason)
+        if isinstance(args[0], np.ndarray):
+            # NumPy's own array is the target (np.copyto(ndarray, x)): it is
+            # written itself; the UnifiedArrays among the rest are host data.
+            rest, kw = _natives(_to_unified(args[1:]), CPU, reason), _natives(_to_unified(kwargs), CPU, reason)
+            return host_call(args[0], *rest, **kw)
     out = kwargs.pop("out", None)
     args, kwargs = _to_unified(args), _to_unified(kwargs)
     found: list[UnifiedArray] = []
