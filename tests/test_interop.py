@@ -180,6 +180,18 @@ def test_ndarray_is_host_data_whatever_the_default_device():
     assert y.device == "cpu" and t.count == 0  # no trip to MLX and back
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_ndarrays_in_the_other_byte_order_come_in_native(device):
+    # Big-endian data (FITS files, say) keeps its values and becomes the
+    # standard's dtype in native order, on every device alike.
+    for dtype, native in ((">f8", xp.float64), (">i4", xp.int32), (">c8", xp.complex64)):
+        data = np.arange(3).astype(dtype)
+        x = xp.asarray(data, device=device)
+        assert x.dtype == native and x.tolist() == data.tolist()
+    y = xp.asarray([1.0, 2.0, 3.0], device=device) + np.arange(3).astype(">f8")
+    assert y.dtype == xp.float64 and y.tolist() == [1.0, 3.0, 5.0]
+
+
 def test_ndarray_mixed_with_unified_array_is_host_data():
     x = xp.asarray([1.0, 2.0])
     for res in (x + np.array([1.0, 1.0]), np.array([1.0, 1.0]) + x, np.maximum(np.zeros(2), x)):

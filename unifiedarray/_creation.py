@@ -356,6 +356,12 @@ def _to_host_array(obj: Any, dt: Optional[np.dtype], dev: Device) -> np.ndarray:
     arr = np.asarray(obj, dtype=dt)
     if arr.dtype.kind not in "biufc":
         raise TypeError(f"asarray: unsupported input {type(obj).__name__} (dtype {arr.dtype})")
+    if not arr.dtype.isnative:
+        # Data in the other byte order (a FITS file's big-endian floats, say)
+        # comes in as the same dtype in native order: the same values, and
+        # one of the standard's dtypes (x.dtype == xp.float64 holds), which
+        # every backend can hold.
+        arr = arr.astype(arr.dtype.newbyteorder("="))
     return arr
 
 
