@@ -289,7 +289,10 @@ def asarray(
 
     Data from outside the library is always copied in: a buffer that shared
     memory with an array the library cannot watch could go stale.  Hence
-    ``copy=False`` on such data is a ``ValueError``.
+    ``copy=False`` on such data is a ``ValueError``.  NumPy data in the
+    other byte order (``>f8`` on a little-endian machine) comes in as the
+    same dtype in native order: the same values, one of the standard's
+    dtypes.
 
     >>> import unifiedarray as xp
     >>> xp.asarray([1, 2]).dtype
