@@ -864,6 +864,22 @@ def test_setitem_with_a_mask_of_zero_size_changes_nothing() -> None:
         ns.setitem(x, mx.zeros((1, 3), dtype=mx.bool_), 5.0)
 
 
+def test_setitem_mask_takes_exactly_one_value_per_selected_element() -> None:
+    # As NumPy: as many values as the mask selects (or one, broadcast), else
+    # a ValueError; an empty value for a mask that selects nothing is a no-op
+    # (array-api-extra's apply_where does this; MLX's take failed on it).
+    y = mx.zeros(4, dtype=mx.float64)
+    ns.setitem(y, mx.array([False] * 4), f64([]))
+    assert y.tolist() == [0.0] * 4
+    for values in ([1.0, 2.0], [1.0, 2.0, 3.0, 4.0], []):
+        with pytest.raises(ValueError, match="mask selects"):
+            ns.setitem(y, mx.array([True, False, True, True]), f64(values))
+    assert y.tolist() == [0.0] * 4
+    n = np.zeros(4)
+    with pytest.raises(ValueError):
+        n[[True, False, True, True]] = [1.0, 2.0]  # the reference behaves alike
+
+
 def test_setitem_mask_mixed_with_other_indices_is_counted() -> None:
     x = mx.zeros((2, 3), dtype=mx.int64)
     with track_transfers() as t:

@@ -218,6 +218,16 @@ def _masked_update(x: Array, mask: Array, v: Array) -> Array:
         # One value per selected element, in order: element i of the flat
         # mask takes value number (count of Trues before it).
         flat = mask.reshape(-1)
+        # As many values as selected elements, or NumPy's ValueError (MLX
+        # would clip the slots, or fail on an empty value): the count costs
+        # one evaluation, and only here.
+        selected = builtins.int(mx.sum(flat).item())
+        if selected != v.shape[0]:
+            raise ValueError(
+                f"mlx setitem: cannot assign {v.shape[0]} input values to the {selected} elements the mask selects"
+            )
+        if selected == 0:
+            return x
         slot = mx.cumsum(flat.astype(mx.int64)) - 1
         slot = mx.clip(slot, 0, builtins.max(v.shape[0] - 1, 0))
         gathered = mx.take(mx.broadcast_to(v, (v.shape[0],) + rest), slot, axis=0)
