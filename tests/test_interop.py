@@ -460,6 +460,12 @@ def test_array_api_extra(device):
     assert xpx.atleast_nd(xp.asarray(1.0, device=device), ndim=3).shape == (1, 1, 1)
     out = xpx.at(x)[0, 0].set(7.0, copy=True)
     assert float(out[0, 0]) == 7.0 and float(x[0, 0]) != 7.0
+    # isclose assigns through a mask that may select nothing (apply_where).
+    a = xp.asarray([1.0, np.inf, np.nan, 2.0], device=device)
+    b = xp.asarray([1.0, np.inf, np.nan, 2.5], device=device)
+    assert xpx.isclose(a, b).tolist() == [True, True, False, False]
+    assert xpx.isclose(a, b, equal_nan=True).tolist() == [True, True, True, False]
+    assert xpx.isclose(xp.ones(2, device=device), xp.ones(2, device=device)).tolist() == [True, True]
 
 
 SKLEARN_CASES = ["pca", "lda", "ridge"]
