@@ -574,10 +574,11 @@ class UnifiedArray:
             # as _view_key does) of a whole array.
             tkey = type(key)
             if tkey is not slice and not (tkey is tuple and _all_slices(key)):
-                if buf._pending is None and _one_element(key, len(self._shape)):
-                    # One element: a 0-d copy (see _element).
-                    return _adopted(np.asarray(buf._copies[CPU][key]), CPU, buf._dtype)
-                if tkey is not int:
+                one = _one_element(key, len(self._shape))
+                if one or tkey is not int:
+                    if one and buf._pending is None:
+                        # One element: a 0-d copy (see _element).
+                        return _adopted(np.asarray(buf._copies[CPU][key]), CPU, buf._dtype)
                     return self._getitem(key)
                 key = (key, Ellipsis)
             view = buf._copies[CPU][key]
