@@ -148,3 +148,14 @@ def test_integer_indices_give_views_of_sub_arrays_and_copies_of_elements(device,
         x[shape[0]]
     with pytest.raises(IndexError):
         x[(0,) * (len(shape) - 1) + (shape[-1],)]
+
+
+def test_element_index_is_a_copy_while_a_move_is_in_flight():
+    if "mlx" not in xp.__array_namespace_info__().devices():
+        pytest.skip("no MLX")
+    x = xp.asarray(np.arange(5.0))
+    x.buffer.sync_to_device("mlx", blocking=False)
+    assert x.buffer._pending is not None  # the fast path steps aside
+    e = x[2]
+    x[2] = 40.0
+    assert not e.is_view and float(e) == 2.0 and float(x[2]) == 40.0
