@@ -153,17 +153,19 @@ def _writes_first(name: str, args: tuple, kwargs: dict) -> bool:
 
 
 def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: str) -> Any:
-    """Run a NumPy function that writes into ``args[0]``, a UnifiedArray, on
-    the host.  A host-placed target is written in place, through a lease of
-    its host copy (a counted write: every other copy becomes stale); any
-    other target (on a device, or a view NumPy cannot express) is written on
-    a host copy of its data, which then goes back through the buffer, its
-    moves counted."""
+    """Run a NumPy function that writes into ``args[0]`` on the host.  NumPy's
+    own array as the target is written itself.  A host-placed UnifiedArray is
+    written in place, through a lease of its host copy (a counted write:
+    every other copy becomes stale); any other (on a device, or a view NumPy
+    cannot express) is written on a host copy of its data, which then goes
+    back through the buffer, its moves counted.  The other arguments are
+    host data."""
     target = args[0]
-    dev = target._buf._placement
+    dev = target._buf._placement if type(target) is UnifiedArray else CPU
     why = reason if dev == CPU else f"host fallback: {reason}"
-    rest, kw = _to_unified(args[1:]), _to_unified(kwargs)
-    nat_rest, nat_kw = _natives(rest, CPU, why), _natives(kw, CPU, why)
+    nat_rest, nat_kw = _natives(_to_unified(args[1:]), CPU, why), _natives(_to_unified(kwargs), CPU, why)
+    if type(target) is not UnifiedArray:
+        return host_call(target, *nat_rest, **nat_kw)
     if dev == CPU:
         try:
             handle = writable_native(target, CPU, reason)
@@ -180,14 +182,8 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
 
 def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason: str) -> Any:
     """Run a NumPy-level call where its UnifiedArray arguments live."""
-    if args and _writes_first(name, args, kwargs):
-        if type(args[0]) is UnifiedArray:
-            return _run_in_place(name, host_call, args, kwargs, reason)
-        if isinstance(args[0], np.ndarray):
-            # NumPy's own array is the target (np.copyto(ndarray, x)): it is
-            # written itself; the UnifiedArrays among the rest are host data.
-            rest, kw = _natives(_to_unified(args[1:]), CPU, reason), _natives(_to_unified(kwargs), CPU, reason)
-            return host_call(args[0], *rest, **kw)
+    if args and (type(args[0]) is UnifiedArray or isinstance(args[0], np.ndarray)) and _writes_first(name, args, kwargs):
+        return _run_in_place(name, host_call, args, kwargs, reason)
     out = kwargs.pop("out", None)
     args, kwargs = _to_unified(args), _to_unified(kwargs)
     found: list[UnifiedArray] = []
@@ -484,8 +480,9 @@ def fill(self: UnifiedArray, value: Any) -> None:
 
 
 def sort(self: UnifiedArray, axis: int = -1, kind: Optional[str] = None) -> None:
-    """Sort in place along ``axis`` (``ndarray.sort``), where ``x`` lives."""
-    self[...] = np.sort(self, axis=axis, kind=kind)
+    """Sort in place along ``axis`` (``ndarray.sort``), where ``x`` lives
+    (``kind=``, which only NumPy takes, sends the sort to the host)."""
+    self[...] = np.sort(self, axis=axis) if kind is None else np.sort(self, axis=axis, kind=kind)
 
 
 def partition(self: UnifiedArray, kth: Any, axis: int = -1) -> None:
