@@ -569,15 +569,15 @@ class UnifiedArray:
     def __getitem__(self, key: Any) -> "UnifiedArray":
         buf = self._buf
         if self._key is None and buf._placement is CPU and CPU in buf._valid:
-            # The commonest views, on the host: a slice or an integer (a
-            # trailing Ellipsis makes NumPy give a 0-d view, not a scalar,
-            # as _view_key does) of a whole array.
+            # The commonest indices of a whole array on the host: a slice or
+            # an integer of the first axis (a view; the trailing Ellipsis, as
+            # in _view_key, keeps NumPy from giving a scalar), or an integer
+            # for every axis (one element: _element's host branch, inlined).
             tkey = type(key)
             if tkey is not slice and not (tkey is tuple and _all_slices(key)):
                 one = _one_element(key, len(self._shape))
                 if one or tkey is not int:
                     if one and buf._pending is None:
-                        # One element: a 0-d copy (see _element).
                         return _adopted(np.asarray(buf._copies[CPU][key]), CPU, buf._dtype)
                     return self._getitem(key)
                 key = (key, Ellipsis)
