@@ -11,7 +11,8 @@ import os
 import platform
 import statistics
 import sys
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 try:
@@ -119,10 +120,15 @@ def git_state() -> str:
     if os.path.realpath(here) != os.path.realpath(ROOT):
         return f"imported from {here}"
     try:
-        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "unifiedarray"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", ROOT, "status", "--porcelain", "--", "unifiedarray"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "not a git checkout"
     if not head:
@@ -171,8 +177,10 @@ def text_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     for r in rows:
         for i, cell in enumerate(r):
             widths[i] = max(widths[i], len(cell))
+
     def line(cells: Sequence[str]) -> str:
         return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
     out = [line(headers), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in rows]
     return "\n".join(out)

@@ -28,7 +28,7 @@ import argparse
 import shutil
 import subprocess
 import time
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 from _common import balanced_orders, info_block, markdown_table, median, paired_ratios, quantile, text_table
@@ -39,7 +39,7 @@ import unifiedarray as ua
 _LANE_GBPS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}
 
 
-def pcie_limit() -> Optional[tuple[str, float]]:
+def pcie_limit() -> tuple[str, float] | None:
     """("gen N xW", GB/s per direction) from nvidia-smi, or None."""
     if shutil.which("nvidia-smi") is None:
         return None

@@ -28,10 +28,10 @@ import contextvars
 import json
 import sys
 import timeit
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-import _common as C  # noqa: N812  (puts the checkout on sys.path)
-
+import _common as C
 import numpy as np
 
 import unifiedarray as ua
@@ -70,8 +70,12 @@ def paired(timers: dict[str, Callable[[int], float]], rounds: int, batch_s: floa
 
 def ledger_on_small_ops(rounds: int, batch_s: float) -> list[dict[str, Any]]:
     rng = np.random.default_rng(1)
-    env = {"xp": ua, "a": ua.asarray(rng.standard_normal(8)), "b": ua.asarray(rng.standard_normal(8)),
-           "L": rng.standard_normal(8).tolist()}
+    env = {
+        "xp": ua,
+        "a": ua.asarray(rng.standard_normal(8)),
+        "b": ua.asarray(rng.standard_normal(8)),
+        "L": rng.standard_normal(8).tolist(),
+    }
     tracked = contextvars.copy_context()
     ledger_cm = ua.track_transfers()
     ledger = tracked.run(ledger_cm.__enter__)  # active in `tracked` only
@@ -89,7 +93,7 @@ def ledger_on_small_ops(rounds: int, batch_s: float) -> list[dict[str, Any]]:
 def recording_share(rounds: int, batch_s: float) -> dict[str, Any] | None:
     try:
         x = ua.asarray(np.arange(8.0), device="mlx")
-    except Exception as exc:  # noqa: BLE001  (no MLX here: say so)
+    except Exception as exc:
         print(f"MLX unavailable, recording share not measured: {exc}", file=sys.stderr)
         return None
     buf = x.buffer
@@ -131,18 +135,34 @@ def main() -> None:
     small = ledger_on_small_ops(rounds, batch_s)
     share = recording_share(rounds, batch_s)
     table = C.markdown_table if args.markdown else C.text_table
-    rows = [[f"`{r['op']}`" if args.markdown else r["op"], C.fmt_time_us(r["us"]["plain"]),
-             C.fmt_time_us(r["us"]["ledger"]), C.fmt_ratio(r["ratio"]),
-             f"{C.fmt_ratio(r['ratio_iqr'][0])}–{C.fmt_ratio(r['ratio_iqr'][1])}",
-             "met" if r["ratio"] <= LIMIT else "missed"] for r in small]
+    rows = [
+        [
+            f"`{r['op']}`" if args.markdown else r["op"],
+            C.fmt_time_us(r["us"]["plain"]),
+            C.fmt_time_us(r["us"]["ledger"]),
+            C.fmt_ratio(r["ratio"]),
+            f"{C.fmt_ratio(r['ratio_iqr'][0])}–{C.fmt_ratio(r['ratio_iqr'][1])}",
+            "met" if r["ratio"] <= LIMIT else "missed",
+        ]
+        for r in small
+    ]
     print(C.info_block(args.markdown))
     print()
     print(table(["op (8,) float64", "plain µs", "in track_transfers µs", "ratio", "IQR", f"≤ {LIMIT}×"], rows))
     if share is not None:
         print()
-        print(table(["8-element host→MLX stale read µs", "recording alone µs", "recording share"],
-                    [[C.fmt_time_us(share["us"]["move"]), C.fmt_time_us(share["us"]["bookkeeping"]),
-                      f"{share['share'] * 100:.1f}%"]]))
+        print(
+            table(
+                ["8-element host→MLX stale read µs", "recording alone µs", "recording share"],
+                [
+                    [
+                        C.fmt_time_us(share["us"]["move"]),
+                        C.fmt_time_us(share["us"]["bookkeeping"]),
+                        f"{share['share'] * 100:.1f}%",
+                    ]
+                ],
+            )
+        )
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"small": small, "recording": share}, f, indent=1, default=str)

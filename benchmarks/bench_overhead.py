@@ -41,11 +41,10 @@ import time
 import timeit
 from typing import Any
 
-import _common as C  # noqa: N812  (puts the checkout on sys.path)
-
-import numpy as np
+import _common as C
 import array_api_compat.numpy as compat_np
 import array_api_strict
+import numpy as np
 
 import unifiedarray as ua
 
@@ -127,7 +126,9 @@ def check_results(op: str, stmt: str, envs: dict[str, dict[str, Any]]) -> None:
         got = to_numpy(res)
         assert got.shape == ref.shape, f"{op} {lib}: shape {got.shape} != {ref.shape}"
         assert np.allclose(got, ref), f"{op} {lib}: values differ from NumPy's"
-    assert type(results["unifiedarray"]) is ua.UnifiedArray, f"{op}: unifiedarray returned {type(results['unifiedarray'])}"
+    assert type(results["unifiedarray"]) is ua.UnifiedArray, (
+        f"{op}: unifiedarray returned {type(results['unifiedarray'])}"
+    )
     assert results["unifiedarray"].device == "cpu"
 
 
@@ -192,32 +193,70 @@ def verdict(res: dict[str, Any], markdown: bool) -> str:
 
 
 def render(results: list[dict[str, Any]], markdown: bool) -> str:
-    headers = ["size", "op", "shape", "NumPy µs", "compat µs", "strict µs", "unifiedarray µs",
-               "ua/strict", "ua/NumPy", "target", "verdict"]
+    headers = [
+        "size",
+        "op",
+        "shape",
+        "NumPy µs",
+        "compat µs",
+        "strict µs",
+        "unifiedarray µs",
+        "ua/strict",
+        "ua/NumPy",
+        "target",
+        "verdict",
+    ]
     rows = []
     for res in results:
         us, ratio = res["us"], res["ratio"]
-        target = ("≤ 0.25× strict, ≤ 5× NumPy" if res["size"] == "small" else "≤ 1.03× NumPy")
-        rows.append([
-            res["size"], f"`{res['stmt']}`" if markdown else res["stmt"], res["shape"],
-            C.fmt_time_us(us["NumPy"]), C.fmt_time_us(us["compat"]), C.fmt_time_us(us["strict"]),
-            C.fmt_time_us(us["unifiedarray"]), C.fmt_ratio(ratio["strict"]), C.fmt_ratio(ratio["NumPy"]),
-            target, verdict(res, markdown),
-        ])
+        target = "≤ 0.25× strict, ≤ 5× NumPy" if res["size"] == "small" else "≤ 1.03× NumPy"
+        rows.append(
+            [
+                res["size"],
+                f"`{res['stmt']}`" if markdown else res["stmt"],
+                res["shape"],
+                C.fmt_time_us(us["NumPy"]),
+                C.fmt_time_us(us["compat"]),
+                C.fmt_time_us(us["strict"]),
+                C.fmt_time_us(us["unifiedarray"]),
+                C.fmt_ratio(ratio["strict"]),
+                C.fmt_ratio(ratio["NumPy"]),
+                target,
+                verdict(res, markdown),
+            ]
+        )
     table = C.markdown_table if markdown else C.text_table
     align = "lllrrrrrrll"
-    spread_headers = ["size", "op", "rounds", "ua/NumPy IQR", "ua/strict IQR", "NumPy min µs", "strict min µs",
-                      "unifiedarray min µs", "ua/NumPy min/min", "ua/strict min/min"]
+    spread_headers = [
+        "size",
+        "op",
+        "rounds",
+        "ua/NumPy IQR",
+        "ua/strict IQR",
+        "NumPy min µs",
+        "strict min µs",
+        "unifiedarray min µs",
+        "ua/NumPy min/min",
+        "ua/strict min/min",
+    ]
     spread = []
     for res in results:
         lo_n, hi_n = res["ratio_iqr"]["NumPy"]
         lo_s, hi_s = res["ratio_iqr"]["strict"]
-        spread.append([res["size"], f"`{res['stmt']}`" if markdown else res["stmt"], str(res["rounds"]),
-                       f"{lo_n:.2f}–{hi_n:.2f}", f"{lo_s:.3f}–{hi_s:.3f}",
-                       C.fmt_time_us(res["us_min"]["NumPy"]), C.fmt_time_us(res["us_min"]["strict"]),
-                       C.fmt_time_us(res["us_min"]["unifiedarray"]),
-                       C.fmt_ratio(res["us_min"]["unifiedarray"] / res["us_min"]["NumPy"]),
-                       C.fmt_ratio(res["us_min"]["unifiedarray"] / res["us_min"]["strict"])])
+        spread.append(
+            [
+                res["size"],
+                f"`{res['stmt']}`" if markdown else res["stmt"],
+                str(res["rounds"]),
+                f"{lo_n:.2f}–{hi_n:.2f}",
+                f"{lo_s:.3f}–{hi_s:.3f}",
+                C.fmt_time_us(res["us_min"]["NumPy"]),
+                C.fmt_time_us(res["us_min"]["strict"]),
+                C.fmt_time_us(res["us_min"]["unifiedarray"]),
+                C.fmt_ratio(res["us_min"]["unifiedarray"] / res["us_min"]["NumPy"]),
+                C.fmt_ratio(res["us_min"]["unifiedarray"] / res["us_min"]["strict"]),
+            ]
+        )
     parts = [
         "Per-call time (median over rounds, µs) and unifiedarray's ratio to each contender",
         "(median of per-round ratios).",
@@ -227,7 +266,8 @@ def render(results: list[dict[str, Any]], markdown: bool) -> str:
         "Spread: interquartile range of the per-round ratios; the fastest round of each contender,",
         "and the ratios of those fastest rounds (a second estimate, less sensitive to other load).",
         "",
-        C.markdown_table(spread_headers, spread, "ll" + "r" * (len(spread_headers) - 2)) if markdown
+        C.markdown_table(spread_headers, spread, "ll" + "r" * (len(spread_headers) - 2))
+        if markdown
         else C.text_table(spread_headers, spread),
     ]
     return "\n".join(parts)
@@ -237,11 +277,20 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--markdown", action="store_true", help="print Markdown tables (for docs/benchmarks.md)")
     p.add_argument("--quick", action="store_true", help="few rounds: a smoke test, not a measurement")
-    p.add_argument("--rounds-small", type=int, default=200, help="rounds per small case (default 200, raised to a whole number of balanced cycles)")
+    p.add_argument(
+        "--rounds-small",
+        type=int,
+        default=200,
+        help="rounds per small case (default 200, raised to a whole number of balanced cycles)",
+    )
     p.add_argument("--rounds-large", type=int, default=64, help="rounds per large case (default 64, raised likewise)")
-    p.add_argument("--batch-ms", type=float, default=2.0,
-                   help="target duration of one timeit batch in ms (default 2; calls that take longer run once): "
-                        "short batches are less often hit by another process's time slice")
+    p.add_argument(
+        "--batch-ms",
+        type=float,
+        default=2.0,
+        help="target duration of one timeit batch in ms (default 2; calls that take longer run once): "
+        "short batches are less often hit by another process's time slice",
+    )
     p.add_argument("--sizes", default="small,large", help="which cases: small, large or both (default)")
     p.add_argument("--json", metavar="FILE", help="also write every measurement to FILE")
     p.add_argument("--render", metavar="FILE", help="measure nothing: print the tables of a --json FILE")

@@ -43,10 +43,10 @@ import gc
 import json
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-import _common as C  # noqa: N812  (puts the checkout on sys.path)
-
+import _common as C
 import numpy as np
 
 import unifiedarray as ua
@@ -225,25 +225,54 @@ def summarise(label: dict[str, str], times: dict[str, dict[str, list[float]]]) -
 
 
 def render(rows: list[dict[str, Any]], markdown: bool, dirty: str) -> str:
-    headers = ["size", "dtype", "direction", "rounds", "bare ms", "sync ms", "sync/bare",
-               "IQR of ratio", "min/min", f"≤ {TARGET:.2f}×?"]
+    headers = [
+        "size",
+        "dtype",
+        "direction",
+        "rounds",
+        "bare ms",
+        "sync ms",
+        "sync/bare",
+        "IQR of ratio",
+        "min/min",
+        f"≤ {TARGET:.2f}×?",
+    ]
     body = []
     for r in rows:
-        body.append([
-            f"{r['size_mb']} MB", r["dtype"], r["direction"], str(r["rounds"]),
-            f"{r['bare_ms']:.2f}", f"{r['sync_ms']:.2f}", C.fmt_ratio(r["ratio"]),
-            f"{r['ratio_p25']:.2f}–{r['ratio_p75']:.2f}", C.fmt_ratio(r["ratio_of_mins"]),
-            "met" if r["met"] else "**missed**" if markdown else "MISSED",
-        ])
+        body.append(
+            [
+                f"{r['size_mb']} MB",
+                r["dtype"],
+                r["direction"],
+                str(r["rounds"]),
+                f"{r['bare_ms']:.2f}",
+                f"{r['sync_ms']:.2f}",
+                C.fmt_ratio(r["ratio"]),
+                f"{r['ratio_p25']:.2f}–{r['ratio_p75']:.2f}",
+                C.fmt_ratio(r["ratio_of_mins"]),
+                "met" if r["met"] else "**missed**" if markdown else "MISSED",
+            ]
+        )
     ref_headers = ["size", "dtype", "direction", "reference", "reference ms", "sync ms", "sync/reference"]
-    ref = [[f"{r['size_mb']} MB", r["dtype"], r["direction"], r["ref_name"], f"{r['ref_ms']:.2f}",
-            f"{r['sync_ms']:.2f}", C.fmt_ratio(r["ratio_vs_ref"])] for r in rows if "ref_ms" in r]
+    ref = [
+        [
+            f"{r['size_mb']} MB",
+            r["dtype"],
+            r["direction"],
+            r["ref_name"],
+            f"{r['ref_ms']:.2f}",
+            f"{r['sync_ms']:.2f}",
+            C.fmt_ratio(r["ratio_vs_ref"]),
+        ]
+        for r in rows
+        if "ref_ms" in r
+    ]
+
     def table(h: list[str], b: list[list[str]]) -> str:
         n_text = 4 if "reference" in h else 3  # text columns left, figures right
         return C.markdown_table(h, b, "l" * n_text + "r" * (len(h) - n_text)) if markdown else C.text_table(h, b)
 
-    how = ("mark_host_dirty() / mark_mlx_dirty()" if dirty == "mark"
-           else "buf.host[...] = a / taking buf.mlx")
+    how = "mark_host_dirty() / mark_mlx_dirty()" if dirty == "mark" else "buf.host[...] = a / taking buf.mlx"
     parts = [
         f"Buffer sync vs bare conversion (copies made stale by {how}, outside the timed region).",
         "Times are medians over rounds; sync/bare is the median of per-round ratios.",
@@ -264,11 +293,22 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--markdown", action="store_true", help="print Markdown tables (for docs/benchmarks.md)")
     p.add_argument("--quick", action="store_true", help="few rounds: a smoke test, not a measurement")
-    p.add_argument("--dirty", choices=("mark", "write"), default="mark",
-                   help="how a copy is made stale before a timed sync (default: mark_*_dirty)")
+    p.add_argument(
+        "--dirty",
+        choices=("mark", "write"),
+        default="mark",
+        help="how a copy is made stale before a timed sync (default: mark_*_dirty)",
+    )
     p.add_argument("--sizes", default="8,256", help="sizes in MB, comma separated (default: 8,256)")
-    p.add_argument("--rounds-small", type=int, default=120, help="rounds for sizes under 64 MB (default 120, raised to a whole number of balanced cycles)")
-    p.add_argument("--rounds-large", type=int, default=21, help="rounds for sizes of 64 MB and more (default 21, raised likewise)")
+    p.add_argument(
+        "--rounds-small",
+        type=int,
+        default=120,
+        help="rounds for sizes under 64 MB (default 120, raised to a whole number of balanced cycles)",
+    )
+    p.add_argument(
+        "--rounds-large", type=int, default=21, help="rounds for sizes of 64 MB and more (default 21, raised likewise)"
+    )
     p.add_argument("--json", metavar="FILE", help="also write every measurement to FILE")
     p.add_argument("--render", metavar="FILE", help="measure nothing: print the tables of a --json FILE")
     args = p.parse_args(argv)
@@ -301,7 +341,9 @@ def main(argv: list[str] | None = None) -> int:
             label = {"size_mb": size, "dtype": dtype}
             rows += summarise(label, times)
             raw.append({**label, "seconds": times})
-            print(f"# {size} MB {dtype}: done ({time.perf_counter() - started:.0f} s so far)", file=sys.stderr, flush=True)
+            print(
+                f"# {size} MB {dtype}: done ({time.perf_counter() - started:.0f} s so far)", file=sys.stderr, flush=True
+            )
             del case
             gc.collect()
 

@@ -33,8 +33,7 @@ import threading
 import timeit
 from typing import Any
 
-import _common as C  # noqa: N812  (puts the checkout on sys.path)
-
+import _common as C
 import numpy as np
 
 import unifiedarray as ua
@@ -121,7 +120,10 @@ BLOCKS: dict[str, list[tuple[str, str]]] = {
         ("+ _creation._to_host_array(L, None, CPU)", "_creation._to_host_array(L, None, CPU)"),
         ("full: ua.asarray(L)", "ua.asarray(L)"),
         ("piece: _creation._device(None)", "_creation._device(None)"),
-        ("piece: backend_for(CPU).check_dtype(f64, CPU, 'asarray')", "_creation.backend_for(CPU).check_dtype(f64, CPU, 'asarray')"),
+        (
+            "piece: backend_for(CPU).check_dtype(f64, CPU, 'asarray')",
+            "_creation.backend_for(CPU).check_dtype(f64, CPU, 'asarray')",
+        ),
         ("piece: _array._wrap(An, CPU)", "_array._wrap(An, CPU)"),
     ],
     "xp.asarray(list) (1000, 1000)": [
@@ -195,11 +197,18 @@ def main(argv: list[str] | None = None) -> int:
     env = _env()
     print(C.info_block(args.markdown), end="\n\n")
     for title, rows in BLOCKS.items():
-        rounds = 9 if "asarray" in title and "1000" in title else 31 if "sum" in title and "1000" in title else args.rounds
+        rounds = (
+            9 if "asarray" in title and "1000" in title else 31 if "sum" in title and "1000" in title else args.rounds
+        )
         print(render_block(title, time_block(env, rows, rounds), args.markdown), end="\n\n", flush=True)
     if not args.no_cprofile:
-        for stmt, n in (("a + b", 200_000), ("ua.sum(a)", 100_000), ("a[1:3]", 200_000),
-                        ("abig[1:3, :]", 200_000), ("ua.asarray(L)", 100_000)):
+        for stmt, n in (
+            ("a + b", 200_000),
+            ("ua.sum(a)", 100_000),
+            ("a[1:3]", 200_000),
+            ("abig[1:3, :]", 200_000),
+            ("ua.asarray(L)", 100_000),
+        ):
             print(cprofile_block(env, stmt, n, 12), end="\n\n", flush=True)
     return 0
 

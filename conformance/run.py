@@ -74,14 +74,10 @@ def parse_xfails(path: Path) -> list[Xfail]:
         test_id = match["id"]
         if not test_id.startswith(TEST_ID_PREFIX):
             # The suite silently ignores ids that match nothing; catch typos here.
-            problems.append(
-                f"{path}:{lineno}: test id must start with {TEST_ID_PREFIX!r}: {test_id!r}"
-            )
+            problems.append(f"{path}:{lineno}: test id must start with {TEST_ID_PREFIX!r}: {test_id!r}")
             continue
         if test_id in seen:
-            problems.append(
-                f"{path}:{lineno}: duplicate of line {seen[test_id]}: {test_id!r}"
-            )
+            problems.append(f"{path}:{lineno}: duplicate of line {seen[test_id]}: {test_id!r}")
             continue
         seen[test_id] = lineno
         entries.append(Xfail(test_id, reason, lineno))
@@ -119,8 +115,7 @@ def check_suite(suite: Path) -> None:
     stubs = suite / "array-api" / "src" / "array_api_stubs" / stubs_name
     if not spec.is_dir() or not stubs.is_dir():
         raise ConfigError(
-            f"{suite}/array-api lacks the {API_VERSION} spec; run "
-            f"`git -C {suite} submodule update --init`"
+            f"{suite}/array-api lacks the {API_VERSION} spec; run `git -C {suite} submodule update --init`"
         )
     if importlib.util.find_spec("pytest_jsonreport") is None:
         # The suite's reporting.py refuses to load without it, and so do we.
@@ -133,7 +128,9 @@ def git_commit(path: Path) -> str | None:
         return None
     result = subprocess.run(
         ["git", "-C", str(path), "rev-parse", "HEAD"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return result.stdout.strip() or None
 
@@ -185,10 +182,7 @@ def summarize(
             xpassed.append(test["nodeid"])
         if outcome in ("failed", "errors"):
             error, location = failure_details(test)
-            failures.append(
-                {"id": test["nodeid"], "outcome": test["outcome"], "error": error,
-                 "location": location}
-            )
+            failures.append({"id": test["nodeid"], "outcome": test["outcome"], "error": error, "location": location})
     for collector in report.get("collectors", []):
         if collector.get("outcome") == "failed":
             counts["errors"] += 1
@@ -210,13 +204,11 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
     extra: list[str] = []
     if "--" in argv:
         split = argv.index("--")
-        argv, extra = argv[:split], argv[split + 1:]
+        argv, extra = argv[:split], argv[split + 1 :]
 
     def device(value: str) -> str:
         if not _DEVICE_RE.match(value):
-            raise argparse.ArgumentTypeError(
-                f"expected cpu, mlx, cuda or cuda:N, got {value!r}"
-            )
+            raise argparse.ArgumentTypeError(f"expected cpu, mlx, cuda or cuda:N, got {value!r}")
         return value
 
     parser = argparse.ArgumentParser(
@@ -224,31 +216,55 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
         description="Run data-apis/array-api-tests against an Array API namespace on one device.",
         epilog="Arguments after '--' go to pytest unchanged, e.g. -- -x --disable-extension fft",
     )
-    parser.add_argument("--suite", type=Path, required=True,
-                        help="path to an array-api-tests checkout (with its array-api submodule)")
-    parser.add_argument("--device", type=device, required=True,
-                        help="default device under test: cpu, mlx, cuda or cuda:N (cuda = cuda:0)")
-    parser.add_argument("--module", default="unifiedarray",
-                        help="namespace to test (default: unifiedarray); others run on cpu only")
-    parser.add_argument("--max-examples", type=int, default=100,
-                        help="hypothesis examples per test (default: 100, the suite's default)")
-    parser.add_argument("--xfails", type=Path, default=None,
-                        help="xfails file (default: conformance/xfails-<device>.txt)")
-    parser.add_argument("--xfail-mark", choices=("xfail", "skip"), default="xfail",
-                        help="run xfailed tests (xfail) or skip them (skip: much faster)")
-    parser.add_argument("--json", type=Path, default=None,
-                        help="summary path (default: conformance/results-<device>.json)")
-    parser.add_argument("--tests", nargs="+", default=["array_api_tests"], metavar="ID",
-                        help="test files or node ids, relative to the suite (default: all)")
-    parser.add_argument("--workers", type=int, default=0,
-                        help="parallel pytest workers; needs pytest-xdist")
-    parser.add_argument("--cache-dir", type=Path, default=None,
-                        help="hypothesis database and pytest cache "
-                             "(default: $XDG_CACHE_HOME/unifiedarray-conformance)")
-    parser.add_argument("--keep-deadline", action="store_true",
-                        help="keep Hypothesis' 800 ms per-example deadline (disabled by default)")
-    parser.add_argument("--no-hypothesis-db", action="store_true",
-                        help="use a throw-away hypothesis database instead of the cached one")
+    parser.add_argument(
+        "--suite", type=Path, required=True, help="path to an array-api-tests checkout (with its array-api submodule)"
+    )
+    parser.add_argument(
+        "--device",
+        type=device,
+        required=True,
+        help="default device under test: cpu, mlx, cuda or cuda:N (cuda = cuda:0)",
+    )
+    parser.add_argument(
+        "--module", default="unifiedarray", help="namespace to test (default: unifiedarray); others run on cpu only"
+    )
+    parser.add_argument(
+        "--max-examples", type=int, default=100, help="hypothesis examples per test (default: 100, the suite's default)"
+    )
+    parser.add_argument(
+        "--xfails", type=Path, default=None, help="xfails file (default: conformance/xfails-<device>.txt)"
+    )
+    parser.add_argument(
+        "--xfail-mark",
+        choices=("xfail", "skip"),
+        default="xfail",
+        help="run xfailed tests (xfail) or skip them (skip: much faster)",
+    )
+    parser.add_argument(
+        "--json", type=Path, default=None, help="summary path (default: conformance/results-<device>.json)"
+    )
+    parser.add_argument(
+        "--tests",
+        nargs="+",
+        default=["array_api_tests"],
+        metavar="ID",
+        help="test files or node ids, relative to the suite (default: all)",
+    )
+    parser.add_argument("--workers", type=int, default=0, help="parallel pytest workers; needs pytest-xdist")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="hypothesis database and pytest cache (default: $XDG_CACHE_HOME/unifiedarray-conformance)",
+    )
+    parser.add_argument(
+        "--keep-deadline",
+        action="store_true",
+        help="keep Hypothesis' 800 ms per-example deadline (disabled by default)",
+    )
+    parser.add_argument(
+        "--no-hypothesis-db", action="store_true", help="use a throw-away hypothesis database instead of the cached one"
+    )
     args = parser.parse_args(argv)
     if args.max_examples < 1:
         parser.error("--max-examples must be at least 1")
@@ -275,9 +291,15 @@ def build_command(
         f"--json-report-file={report_file}",
         # Its "report saved to" line would name a temporary file.
         "--json-report-verbosity=-1",
-        "--json-report-omit", "keywords", "streams", "log", "warnings", "traceback",
+        "--json-report-omit",
+        "keywords",
+        "streams",
+        "log",
+        "warnings",
+        "traceback",
         # Keep pytest's cache (for -- --lf) out of the suite checkout.
-        "-o", f"cache_dir={cache_dir}",
+        "-o",
+        f"cache_dir={cache_dir}",
         "-rfE",
     ]
     if not args.keep_deadline:

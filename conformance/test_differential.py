@@ -12,7 +12,8 @@ from __future__ import annotations
 import functools
 import math
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import array_api_strict as strict
 import numpy as np
@@ -29,7 +30,10 @@ hps = make_strategies_namespace(strict, api_version="2024.12")
 EXAMPLES = int(os.environ.get("UNIFIEDARRAY_DIFF_EXAMPLES", "12"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
-DEVICES = ["cpu"] + (["mlx"] if _registry()["mlx"].available else []) + (["cuda:0"] if _registry()["cuda"].available else [])
+DEVICES = (
+    ["cpu"] + (["mlx"] if _registry()["mlx"].available else []) + (["cuda:0"] if _registry()["cuda"].available else [])
+)
+
 
 # -- dtype kinds, as the standard's categories ----------------------------------
 def _ints() -> st.SearchStrategy:
@@ -280,8 +284,11 @@ def test_binary(device: str, name: str, kind: str) -> None:
 @pytest.mark.parametrize("device", DEVICES)
 def test_binary_with_python_scalars(device: str) -> None:
     @SETTINGS
-    @given(x=hps.arrays(dtype=hps.floating_dtypes(), shape=hps.array_shapes(max_dims=2)),
-           s=st.floats(-10, 10, allow_nan=False), name=st.sampled_from(["add", "multiply", "subtract", "maximum"]))
+    @given(
+        x=hps.arrays(dtype=hps.floating_dtypes(), shape=hps.array_shapes(max_dims=2)),
+        s=st.floats(-10, 10, allow_nan=False),
+        name=st.sampled_from(["add", "multiply", "subtract", "maximum"]),
+    )
     def check(x: Any, s: float, name: str) -> None:
         run_both(name, (x, s), {}, device)
 
@@ -294,8 +301,14 @@ def test_binary_with_python_scalars(device: str) -> None:
 @pytest.mark.parametrize("device,name,kind", _params(REDUCTIONS))
 def test_one_axis(device: str, name: str, kind: str) -> None:
     @SETTINGS
-    @given(data=st.data(), x=hps.arrays(dtype=KINDS[kind](), shape=hps.array_shapes(min_dims=1, max_dims=3, max_side=4),
-                                         elements={"allow_nan": False} if kind in ("real", "real_float") else None))
+    @given(
+        data=st.data(),
+        x=hps.arrays(
+            dtype=KINDS[kind](),
+            shape=hps.array_shapes(min_dims=1, max_dims=3, max_side=4),
+            elements={"allow_nan": False} if kind in ("real", "real_float") else None,
+        ),
+    )
     def check(data: Any, x: Any) -> None:
         assume(fits(device, x.dtype))
         axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
@@ -304,7 +317,11 @@ def test_one_axis(device: str, name: str, kind: str) -> None:
             kwargs["stable"] = True
         if name in ("sum", "prod", "cumulative_sum", "cumulative_prod") and strict.isdtype(x.dtype, "integral"):
             # overflow is implementation-defined; keep values small
-            assume(bool(strict.all(strict.abs(strict.astype(x, strict.int64)) < 3)) if x.dtype != strict.uint64 else bool(strict.all(x < 3)))
+            assume(
+                bool(strict.all(strict.abs(strict.astype(x, strict.int64)) < 3))
+                if x.dtype != strict.uint64
+                else bool(strict.all(x < 3))
+            )
         if name in ("max", "min", "argmax", "argmin"):
             assume(x.shape[axis] > 0)
         # A variance's rounding error is relative to the data's square (its
@@ -312,8 +329,14 @@ def test_one_axis(device: str, name: str, kind: str) -> None:
         data = np.abs(to_numpy(x)[np.isfinite(to_numpy(x))]) if x.size else np.zeros(1)
         top = float(data.max()) if data.size else 1.0
         scale = {"var": top * top, "std": top}.get(name, 1.0)
-        run_both(name, (x,), kwargs, device, approx=1e4 if name in ("std", "var", "mean") else 16.0,
-                 scale=max(1.0, scale) if np.isfinite(scale) else 1.0)
+        run_both(
+            name,
+            (x,),
+            kwargs,
+            device,
+            approx=1e4 if name in ("std", "var", "mean") else 16.0,
+            scale=max(1.0, scale) if np.isfinite(scale) else 1.0,
+        )
 
     check()
 
@@ -361,15 +384,16 @@ def test_solve_matmul_tensordot_vecdot(device: str) -> None:
 @pytest.mark.parametrize("name", FFT)
 def test_fft(device: str, name: str) -> None:
     @SETTINGS
-    @given(n=st.integers(2, 9), complex_in=st.booleans(), seed=st.integers(0, 2**16),
-           double=st.booleans())
+    @given(n=st.integers(2, 9), complex_in=st.booleans(), seed=st.integers(0, 2**16), double=st.booleans())
     def check(n: int, complex_in: bool, seed: int, double: bool) -> None:
         rng = np.random.default_rng(seed)
         real_input = name in ("fft.rfft", "fft.rfftn", "fft.ihfft")
         data = rng.normal(size=(3, n))
         if not real_input and (complex_in or name in ("fft.irfft", "fft.irfftn", "fft.hfft")):
             data = data + 1j * rng.normal(size=(3, n))
-        dtype = ("float64" if double else "float32") if np.isrealobj(data) else ("complex128" if double else "complex64")
+        dtype = (
+            ("float64" if double else "float32") if np.isrealobj(data) else ("complex128" if double else "complex64")
+        )
         assume(fits(device, dtype))
         run_both(name, (strict.asarray(data.astype(dtype)),), {}, device, approx=1e3)
 
@@ -399,8 +423,10 @@ def test_creation_functions_place_and_type_like_strict(device: str) -> None:
 @pytest.mark.parametrize("device", DEVICES)
 def test_manipulation(device: str) -> None:
     @SETTINGS
-    @given(x=hps.arrays(dtype=hps.scalar_dtypes(), shape=hps.array_shapes(min_dims=2, max_dims=3, max_side=4)),
-           data=st.data())
+    @given(
+        x=hps.arrays(dtype=hps.scalar_dtypes(), shape=hps.array_shapes(min_dims=2, max_dims=3, max_side=4)),
+        data=st.data(),
+    )
     def check(x: Any, data: Any) -> None:
         assume(fits(device, x.dtype))
         axis = data.draw(st.integers(0, x.ndim - 1))
@@ -422,8 +448,13 @@ def test_manipulation(device: str) -> None:
 @pytest.mark.parametrize("device", DEVICES)
 def test_searching_and_sets(device: str) -> None:
     @SETTINGS
-    @given(x=hps.arrays(dtype=hps.real_dtypes(), shape=hps.array_shapes(min_dims=1, max_dims=2, max_side=5),
-                        elements={"allow_nan": False}))
+    @given(
+        x=hps.arrays(
+            dtype=hps.real_dtypes(),
+            shape=hps.array_shapes(min_dims=1, max_dims=2, max_side=5),
+            elements={"allow_nan": False},
+        )
+    )
     def check(x: Any) -> None:
         assume(fits(device, x.dtype))
         mask = x > x[(0,) * x.ndim]
@@ -444,8 +475,10 @@ def test_searching_and_sets(device: str) -> None:
 @pytest.mark.parametrize("device", DEVICES)
 def test_indexing(device: str) -> None:
     @SETTINGS
-    @given(x=hps.arrays(dtype=hps.scalar_dtypes(), shape=hps.array_shapes(min_dims=1, max_dims=3, max_side=5)),
-           data=st.data())
+    @given(
+        x=hps.arrays(dtype=hps.scalar_dtypes(), shape=hps.array_shapes(min_dims=1, max_dims=3, max_side=5)),
+        data=st.data(),
+    )
     def check(x: Any, data: Any) -> None:
         assume(fits(device, x.dtype))
         key = data.draw(hps.indices(x.shape, allow_newaxis=True))
@@ -471,8 +504,11 @@ def test_every_standard_function_exists():
 
     assert len(ELEMENTWISE_UNARY) + len(ELEMENTWISE_BINARY) + 1 == 67  # + clip
     assert len(LINALG) == 25 and len(FFT_ARRAY) + len(FFT_CREATION) == 14
-    for name in ELEMENTWISE_UNARY + ELEMENTWISE_BINARY + ["clip", "astype", "can_cast", "finfo", "iinfo", "isdtype",
-                                                           "result_type", "broadcast_shapes", "from_dlpack"]:
+    for name in (
+        ELEMENTWISE_UNARY
+        + ELEMENTWISE_BINARY
+        + ["clip", "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type", "broadcast_shapes", "from_dlpack"]
+    ):
         assert callable(getattr(ua, name)), name
     for name in LINALG:
         assert callable(getattr(ua.linalg, name)), name

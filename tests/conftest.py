@@ -7,9 +7,9 @@ import os
 # SciPy and scikit-learn read this when first imported: set it before anything imports them.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
-import pytest  # noqa: E402
+import pytest
 
-from unifiedarray.backends import _registry  # noqa: E402
+from unifiedarray.backends import _registry
 
 
 def _has(kind: str) -> bool:

@@ -174,7 +174,9 @@ class TestLeases:
 
 
 @needs_mlx
-@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "uint64", "float16", "float32", "float64", "complex64"])
+@pytest.mark.parametrize(
+    "dtype", ["bool", "int8", "uint16", "int64", "uint64", "float16", "float32", "float64", "complex64"]
+)
 def test_dtype_round_trip_through_mlx(dtype):
     buf = UnifiedBuffer((5,), dtype=dtype)
     data = (np.arange(5) * 3 - 4).astype(dtype)

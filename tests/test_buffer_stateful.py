@@ -130,6 +130,7 @@ class BufferModel(RuleBasedStateMachine):
         src = (np.arange(N) * v % 5).astype(self.dtype)
         if on == "mlx":
             import mlx.core as mx
+
             from unifiedarray.backends.mlx_backend import mx_dtype
 
             src_arr = mx.array(src, dtype=mx_dtype(self.dtype))

@@ -18,8 +18,9 @@ def test_sign_of_complex_outside_the_normal_range_is_a_unit(device: str) -> None
     # NumPy overflows (nan+infj) and MLX flushes (-1+1j) where |x| is subnormal;
     # near the largest float |x| overflows and both gave 0.
     big = float(np.finfo(np.float32).max)
-    x = np.array([1e-45j, -1e-45 + 1e-45j, 3e-39 - 4e-39j, 3 + 4j, 0j, complex(big, big), complex(-big, 0)],
-                 dtype=np.complex64)
+    x = np.array(
+        [1e-45j, -1e-45 + 1e-45j, 3e-39 - 4e-39j, 3 + 4j, 0j, complex(big, big), complex(-big, 0)], dtype=np.complex64
+    )
     with np.errstate(all="ignore"):
         got = np.asarray(xp.sign(xp.asarray(x, device=device)))
     s = math.sqrt(0.5)

@@ -80,7 +80,9 @@ def test_mask_result_owns_its_memory():
     assert y.tolist() == [-1.0, 4.0] and z.tolist() == [-1.0, 1.0, 4.0]
 
 
-@pytest.mark.parametrize("name, args", [("zeros", ()), ("ones", ()), ("full", (7,)), ("full", (2.5,)), ("full", (True,))])
+@pytest.mark.parametrize(
+    "name, args", [("zeros", ()), ("ones", ()), ("full", (7,)), ("full", (2.5,)), ("full", (True,))]
+)
 def test_host_creation_gives_the_standards_dtypes(name, args):
     fn = getattr(xp, name)
     out = fn((2, 3), *args)

@@ -97,7 +97,10 @@ IN_PLACE = {
     "copyto": (lambda y: np.copyto(y, np.full((3, 3), 7.0)), lambda e: np.copyto(e, np.full((3, 3), 7.0))),
     "place": (lambda y: np.place(y, np.asarray(y) > 4, [0.0]), lambda e: np.place(e, e > 4, [0.0])),
     "putmask": (lambda y: np.putmask(y, np.asarray(y) > 4, -y), lambda e: np.putmask(e, e > 4, -e)),
-    "add.at": (lambda y: np.add.at(y, ([0, 0, 2], [1, 1, 2]), 1.0), lambda e: np.add.at(e, ([0, 0, 2], [1, 1, 2]), 1.0)),
+    "add.at": (
+        lambda y: np.add.at(y, ([0, 0, 2], [1, 1, 2]), 1.0),
+        lambda e: np.add.at(e, ([0, 0, 2], [1, 1, 2]), 1.0),
+    ),
 }
 
 
@@ -272,7 +275,7 @@ def test_mlx_writes_from_other_threads_are_seen_and_lose_nothing(how):
                 else:
                     v = x[i]
                     v += 1.0
-        except Exception as exc:  # noqa: BLE001  (collected, asserted below)
+        except Exception as exc:
             errors.append(repr(exc))
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
@@ -607,8 +610,6 @@ def test_numpy_view_functions_give_views_that_stay_in_sync():
         x[1] = 2.0
 
 
-
-
 def test_legacy_zero_copy_export_of_a_view_exports_the_view():
     x = xp.asarray(np.arange(6.0).reshape(2, 3))
     v = x[1, 1:]
@@ -653,7 +654,11 @@ def test_python_protocols_numpy_arrays_answer(device):
     assert round(xp.asarray(2.5, device=device)) == 2 and type(round(loss)) is int
     assert round(xp.asarray(2.567, device=device), 2) == 2.57
     r = round(x / 4)
-    assert type(r) is UnifiedArray and r.dtype == x.dtype and r.tolist() == np.round(np.arange(6.0).reshape(2, 3) / 4).tolist()
+    assert (
+        type(r) is UnifiedArray
+        and r.dtype == x.dtype
+        and r.tolist() == np.round(np.arange(6.0).reshape(2, 3) / 4).tolist()
+    )
     q, m = divmod(x, 4)
     assert q.tolist() == [[0, 0, 0], [0, 1, 1]] and m.tolist() == [[0, 1, 2], [3, 0, 1]] and q.device == device
     q, m = divmod(7, xp.asarray([2, 3], device=device))

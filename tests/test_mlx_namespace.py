@@ -19,22 +19,23 @@ import math
 import os
 import warnings
 import zlib
-from functools import lru_cache
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from functools import cache
+from typing import Any
 
 import numpy as np
 import pytest
 
 mx = pytest.importorskip("mlx.core")
 
-import array_api_strict as xp  # noqa: E402
-from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from hypothesis.extra.array_api import make_strategies_namespace  # noqa: E402
+import array_api_strict as xp
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.array_api import make_strategies_namespace
 
-from unifiedarray._ledger import track_transfers  # noqa: E402
-from unifiedarray.backends import mlx_namespace as ns  # noqa: E402
-from unifiedarray.backends.mlx_namespace import _core  # noqa: E402
+from unifiedarray._ledger import track_transfers
+from unifiedarray.backends import mlx_namespace as ns
+from unifiedarray.backends.mlx_namespace import _core
 
 xps = make_strategies_namespace(xp)
 
@@ -83,7 +84,7 @@ def tolerance(dtype: np.dtype, name: str = "") -> tuple[float, float]:
     return 2e-5, 1e-37
 
 
-def assert_same(got: Any, expected: Any, name: str = "", rtol: Optional[float] = None, atol: Optional[float] = None) -> None:
+def assert_same(got: Any, expected: Any, name: str = "", rtol: float | None = None, atol: float | None = None) -> None:
     assert isinstance(got, mx.array), f"{name}: got {type(got).__name__}, not an mlx array"
     g, e = host(got), host(expected)
     assert g.dtype == e.dtype, f"{name}: dtype {g.dtype} != {e.dtype}"
@@ -92,8 +93,9 @@ def assert_same(got: Any, expected: Any, name: str = "", rtol: Optional[float] =
         np.testing.assert_array_equal(g, e, err_msg=name)
         return
     r, a = tolerance(e.dtype, name)
-    np.testing.assert_allclose(g, e, rtol=rtol if rtol is not None else r, atol=atol if atol is not None else a,
-                               equal_nan=True, err_msg=name)
+    np.testing.assert_allclose(
+        g, e, rtol=rtol if rtol is not None else r, atol=atol if atol is not None else a, equal_nan=True, err_msg=name
+    )
 
 
 def call_strict(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -102,7 +104,7 @@ def call_strict(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return fn(*args, **kwargs)
 
 
-def elements(dtype: Any, *, bound: Optional[float] = None, complex_bound: float = 20.0) -> Any:
+def elements(dtype: Any, *, bound: float | None = None, complex_bound: float = 20.0) -> Any:
     """Values for ``dtype``: every float (NaN, inf, subnormals, huge) unless
     ``bound``; complex values finite, moderate and without subnormal parts
     (there NumPy's and MLX's complex kernels legitimately differ, e.g.
@@ -125,7 +127,7 @@ UNARY = sorted(ns._elementwise.UNARY)
 BINARY = sorted(ns._elementwise.BINARY)
 
 
-@lru_cache(maxsize=None)
+@cache
 def accepted_unary(name: str) -> tuple[Any, ...]:
     ok = []
     for d in STRICT_DTYPES:
@@ -137,7 +139,7 @@ def accepted_unary(name: str) -> tuple[Any, ...]:
     return tuple(ok)
 
 
-@lru_cache(maxsize=None)
+@cache
 def accepted_pairs(name: str) -> tuple[tuple[Any, Any], ...]:
     ok = []
     for d1 in STRICT_DTYPES:
@@ -307,13 +309,21 @@ def f64(values: Any) -> Any:
     return mx.array(np.asarray(values, dtype=np.float64), dtype=mx.float64)
 
 
-@pytest.mark.parametrize("name, ref", [("exp", np.exp), ("sin", np.sin), ("cos", np.cos), ("expm1", np.expm1), ("tan", np.tan)])
+@pytest.mark.parametrize(
+    "name, ref", [("exp", np.exp), ("sin", np.sin), ("cos", np.cos), ("expm1", np.expm1), ("tan", np.tan)]
+)
 def test_float64_transcendentals_are_float64_accurate(name: str, ref: Any) -> None:
     # MLX computes exp, sin and cos of float64 in float32; these must not.
     rng = np.random.default_rng(0)
-    x = np.concatenate([rng.uniform(-1, 1, 20000), rng.uniform(-740, 705, 20000), rng.uniform(-1e6, 1e6, 20000),
-                        rng.choice([-1, 1], 5000) * 10.0 ** rng.uniform(-300, 300, 5000),
-                        [0.0, -0.0, math.pi, math.pi / 2, 1e-310, 709.7, -745.0]])
+    x = np.concatenate(
+        [
+            rng.uniform(-1, 1, 20000),
+            rng.uniform(-740, 705, 20000),
+            rng.uniform(-1e6, 1e6, 20000),
+            rng.choice([-1, 1], 5000) * 10.0 ** rng.uniform(-300, 300, 5000),
+            [0.0, -0.0, math.pi, math.pi / 2, 1e-310, 709.7, -745.0],
+        ]
+    )
     with np.errstate(all="ignore"):
         expected = ref(x)
     got = np.array(getattr(ns, name)(f64(x)))
@@ -379,13 +389,22 @@ def test_elementwise_special_values() -> None:
     z = mx.array(np.array([3 + 4j, 0j, -2j], dtype=np.complex64))
     np.testing.assert_allclose(np.array(ns.sign(z)), [0.6 + 0.8j, 0, -1j], rtol=1e-6)
     assert np.isnan(np.array(ns.sqrt(f64([-1.0])))).all()
-    np.testing.assert_array_equal(np.array(ns.signbit(f64([-0.0, 0.0, -nan, nan, -inf]))), [True, False, True, False, True])
-    np.testing.assert_array_equal(np.array(ns.copysign(f64([1.0, 2.0, 3.0]), f64([-0.0, 0.0, -nan]))), [-1.0, 2.0, -3.0])
-    np.testing.assert_allclose(np.array(ns.hypot(f64([inf, nan, 3e200, 0.0, 3e-320]), f64([nan, 1.0, 4e200, -0.0, 4e-320]))),
-                               [inf, nan, 5e200, 0.0, 5e-320], rtol=4e-16)
+    np.testing.assert_array_equal(
+        np.array(ns.signbit(f64([-0.0, 0.0, -nan, nan, -inf]))), [True, False, True, False, True]
+    )
+    np.testing.assert_array_equal(
+        np.array(ns.copysign(f64([1.0, 2.0, 3.0]), f64([-0.0, 0.0, -nan]))), [-1.0, 2.0, -3.0]
+    )
+    np.testing.assert_allclose(
+        np.array(ns.hypot(f64([inf, nan, 3e200, 0.0, 3e-320]), f64([nan, 1.0, 4e200, -0.0, 4e-320]))),
+        [inf, nan, 5e200, 0.0, 5e-320],
+        rtol=4e-16,
+    )
     tiny = np.nextafter(0.0, 1.0)
-    np.testing.assert_array_equal(np.array(ns.nextafter(f64([0.0, 1.0, 1.0, -0.0]), f64([1.0, 2.0, 0.0, 0.0]))),
-                                  [tiny, np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0), 0.0])
+    np.testing.assert_array_equal(
+        np.array(ns.nextafter(f64([0.0, 1.0, 1.0, -0.0]), f64([1.0, 2.0, 0.0, 0.0]))),
+        [tiny, np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0), 0.0],
+    )
     assert not np.signbit(np.array(ns.nextafter(f64([-0.0]), f64([0.0])))[0])
     np.testing.assert_array_equal(np.array(ns.maximum(f64([nan, 1.0]), f64([1.0, nan]))), [nan, nan])
     np.testing.assert_array_equal(np.array(ns.max(f64([1.0, nan, 3.0]))), nan)
@@ -451,7 +470,9 @@ def test_statistics(name: str, data: st.DataObject) -> None:
 @given(data=st.data())
 def test_cumulative(name: str, data: st.DataObject) -> None:
     dtype = data.draw(st.sampled_from([d for d in STRICT_DTYPES if np_dtype(d).kind in "biufc"]), label="dtype")
-    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype, bound=3.0)))
+    x = data.draw(
+        xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype, bound=3.0))
+    )
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
     include_initial = data.draw(st.booleans(), label="include_initial")
     dt = data.draw(st.none() | st.sampled_from([xp.int64, xp.float64]), label="dtype=")
@@ -459,7 +480,9 @@ def test_cumulative(name: str, data: st.DataObject) -> None:
         expected = call_strict(getattr(xp, name), x, axis=axis, include_initial=include_initial, dtype=dt)
     except TypeError:
         assume(False)
-    got = getattr(ns, name)(to_mx(x), axis=axis, include_initial=include_initial, dtype=None if dt is None else np_dtype(dt))
+    got = getattr(ns, name)(
+        to_mx(x), axis=axis, include_initial=include_initial, dtype=None if dt is None else np_dtype(dt)
+    )
     assert_same(got, expected, name, rtol=1e-4, atol=1e-4)
 
 
@@ -505,7 +528,9 @@ REAL = [d for d in STRICT_DTYPES if np_dtype(d).kind in "iuf"]
 @given(data=st.data())
 def test_argmax_argmin(name: str, data: st.DataObject) -> None:
     dtype = data.draw(st.sampled_from(REAL), label="dtype")
-    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), elements=elements(dtype)))
+    x = data.draw(
+        xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), elements=elements(dtype))
+    )
     axis = data.draw(st.none() | st.integers(-x.ndim, x.ndim - 1), label="axis")
     keepdims = data.draw(st.booleans(), label="keepdims")
     expected = call_strict(getattr(xp, name), x, axis=axis, keepdims=keepdims)
@@ -591,8 +616,9 @@ def test_isin(data: st.DataObject) -> None:
     x2 = data.draw(xps.arrays(dtype, SHAPES, elements=small))
     assert_same(ns.isin(to_mx(x1), to_mx(x2)), call_strict(xp.isin, x1, x2), "isin")
     # array-api-strict 2.6.1 ignores invert=; NumPy is the reference for it.
-    np.testing.assert_array_equal(np.array(ns.isin(to_mx(x1), to_mx(x2), invert=True)),
-                                  np.isin(np.asarray(x1), np.asarray(x2), invert=True))
+    np.testing.assert_array_equal(
+        np.array(ns.isin(to_mx(x1), to_mx(x2), invert=True)), np.isin(np.asarray(x1), np.asarray(x2), invert=True)
+    )
 
 
 def test_isin_nan_is_never_in() -> None:
@@ -608,7 +634,9 @@ def test_isin_nan_is_never_in() -> None:
 @given(data=st.data())
 def test_manipulation(data: st.DataObject) -> None:
     dtype = data.draw(st.sampled_from(STRICT_DTYPES), label="dtype")
-    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype)), label="x")
+    x = data.draw(
+        xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, max_side=4), elements=elements(dtype)), label="x"
+    )
     m = to_mx(x)
     nd = x.ndim
     ax = data.draw(st.integers(-nd, nd - 1), label="axis")
@@ -623,7 +651,11 @@ def test_manipulation(data: st.DataObject) -> None:
         ("expand_dims", ns.expand_dims(m, axis=ax), xp.expand_dims(x, axis=ax)),
         ("expand_dims tuple", ns.expand_dims(m, axis=(0, -1)), xp.expand_dims(x, axis=(0, -1))),
         ("reshape", ns.reshape(m, (-1,)), xp.reshape(x, (-1,))),
-        ("reshape copy", ns.reshape(m, tuple(reversed(x.shape)), copy=True), xp.reshape(x, tuple(reversed(x.shape)), copy=True)),
+        (
+            "reshape copy",
+            ns.reshape(m, tuple(reversed(x.shape)), copy=True),
+            xp.reshape(x, tuple(reversed(x.shape)), copy=True),
+        ),
         ("roll", ns.roll(m, 2, axis=ax), xp.roll(x, 2, axis=ax)),
         ("roll flat", ns.roll(m, -3), xp.roll(x, -3)),
         ("roll tuple", ns.roll(m, (1, -1), axis=(0, -1)), xp.roll(x, (1, -1), axis=(0, -1))),
@@ -643,7 +675,9 @@ def test_manipulation(data: st.DataObject) -> None:
     assert isinstance(got_u, tuple) and len(got_u) == len(exp_u)
     for g, e in zip(got_u, exp_u):
         assert_same(g, e, "unstack")
-    for g, e in zip(ns.broadcast_arrays(m, ns.expand_dims(m, axis=0)), xp.broadcast_arrays(x, xp.expand_dims(x, axis=0))):
+    for g, e in zip(
+        ns.broadcast_arrays(m, ns.expand_dims(m, axis=0)), xp.broadcast_arrays(x, xp.expand_dims(x, axis=0))
+    ):
         assert_same(g, e, "broadcast_arrays")
 
 
@@ -669,8 +703,17 @@ def test_repeat_with_array_repeats_is_a_counted_fallback() -> None:
 
 @pytest.mark.parametrize(
     "args, kwargs",
-    [((5,), {}), ((1, 7, 2), {}), ((0.5, 3.0, 0.25), {}), ((10, 0, -3), {}), ((3,), {"dtype": "float32"}),
-     ((0, 1, 0.1), {"dtype": "float64"}), ((2, 2), {}), ((-5, 5, 1.5), {"dtype": "float32"}), ((255,), {"dtype": "uint8"})],
+    [
+        ((5,), {}),
+        ((1, 7, 2), {}),
+        ((0.5, 3.0, 0.25), {}),
+        ((10, 0, -3), {}),
+        ((3,), {"dtype": "float32"}),
+        ((0, 1, 0.1), {"dtype": "float64"}),
+        ((2, 2), {}),
+        ((-5, 5, 1.5), {"dtype": "float32"}),
+        ((255,), {"dtype": "uint8"}),
+    ],
 )
 def test_arange(args: tuple, kwargs: dict) -> None:
     expected = xp.arange(*args, **{k: getattr(xp, v) for k, v in kwargs.items()})
@@ -680,13 +723,26 @@ def test_arange(args: tuple, kwargs: dict) -> None:
 
 @pytest.mark.parametrize(
     "args, kwargs",
-    [((0, 1, 5), {}), ((0, 1, 5), {"endpoint": False}), ((-3.5, 2.25, 7), {"dtype": "float32"}), ((1, 1, 1), {}),
-     ((2, 5, 0), {}), ((0, 1e-3, 33), {"dtype": "float64"}), ((1 + 1j, 2 - 3j, 4), {"dtype": "complex64"})],
+    [
+        ((0, 1, 5), {}),
+        ((0, 1, 5), {"endpoint": False}),
+        ((-3.5, 2.25, 7), {"dtype": "float32"}),
+        ((1, 1, 1), {}),
+        ((2, 5, 0), {}),
+        ((0, 1e-3, 33), {"dtype": "float64"}),
+        ((1 + 1j, 2 - 3j, 4), {"dtype": "complex64"}),
+    ],
 )
 def test_linspace(args: tuple, kwargs: dict) -> None:
     expected = xp.linspace(*args, **{k: getattr(xp, v) if k == "dtype" else v for k, v in kwargs.items()})
     got = ns.linspace(*args, **{k: np.dtype(v) if k == "dtype" else v for k, v in kwargs.items()})
-    assert_same(got, expected, "linspace", rtol=1e-6 if "float32" in str(kwargs) or "complex" in str(kwargs) else 1e-15, atol=1e-15)
+    assert_same(
+        got,
+        expected,
+        "linspace",
+        rtol=1e-6 if "float32" in str(kwargs) or "complex" in str(kwargs) else 1e-15,
+        atol=1e-15,
+    )
 
 
 def test_creation_functions() -> None:
@@ -717,9 +773,14 @@ def test_creation_functions() -> None:
     for i, (got, expected) in enumerate(cases):
         assert_same(got, expected, f"creation case {i}")
     assert ns.asarray([1j]).dtype == mx.complex64  # the namespace's default complex dtype
-    for got, expected in zip(ns.meshgrid(mx.arange(3), mx.arange(2)), xp.meshgrid(xp.arange(3, dtype=xp.int32), xp.arange(2, dtype=xp.int32))):
+    for got, expected in zip(
+        ns.meshgrid(mx.arange(3), mx.arange(2)), xp.meshgrid(xp.arange(3, dtype=xp.int32), xp.arange(2, dtype=xp.int32))
+    ):
         assert_same(got, expected, "meshgrid xy")
-    for got, expected in zip(ns.meshgrid(f64([1.0, 2.0]), f64([3.0]), indexing="ij"), xp.meshgrid(xp.asarray([1.0, 2.0]), xp.asarray([3.0]), indexing="ij")):
+    for got, expected in zip(
+        ns.meshgrid(f64([1.0, 2.0]), f64([3.0]), indexing="ij"),
+        xp.meshgrid(xp.asarray([1.0, 2.0]), xp.asarray([3.0]), indexing="ij"),
+    ):
         assert_same(got, expected, "meshgrid ij")
 
 
@@ -796,8 +857,11 @@ def test_getitem_boolean_mask(data: st.DataObject) -> None:
     assert_same(ns.getitem(to_mx(x), (to_mx(mask), Ellipsis)), n[nm, ...], "x[mask, ...]")
     if x.ndim > k:
         assert_same(ns.getitem(to_mx(x), (to_mx(mask), 0)), n[nm, 0], "x[mask, 0]")
-        assert_same(ns.getitem(to_mx(x), (Ellipsis, to_mx(np.asarray(x)[(0,) * k] != 0))),
-                    n[..., n[(0,) * k] != 0], "x[..., trailing mask]")
+        assert_same(
+            ns.getitem(to_mx(x), (Ellipsis, to_mx(np.asarray(x)[(0,) * k] != 0))),
+            n[..., n[(0,) * k] != 0],
+            "x[..., trailing mask]",
+        )
 
 
 def test_getitem_scalar_booleans_and_bounds() -> None:
@@ -892,13 +956,19 @@ def test_setitem_mask_mixed_with_other_indices_is_counted() -> None:
 @given(data=st.data())
 def test_take(data: st.DataObject) -> None:
     dtype = data.draw(st.sampled_from(STRICT_DTYPES), label="dtype")
-    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), elements=elements(dtype)))
+    x = data.draw(
+        xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), elements=elements(dtype))
+    )
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
     n = x.shape[axis]
     idx = data.draw(xps.arrays(xp.int64, st.integers(0, 5).map(lambda k: (k,)), elements=st.integers(-n, n - 1)))
     assert_same(ns.take(to_mx(x), to_mx(idx), axis=axis), xp.take(x, idx, axis=axis), "take")
     along = data.draw(xps.arrays(xp.int64, tuple(x.shape), elements=st.integers(-n, n - 1)))
-    assert_same(ns.take_along_axis(to_mx(x), to_mx(along), axis=axis), xp.take_along_axis(x, along, axis=axis), "take_along_axis")
+    assert_same(
+        ns.take_along_axis(to_mx(x), to_mx(along), axis=axis),
+        xp.take_along_axis(x, along, axis=axis),
+        "take_along_axis",
+    )
 
 
 def test_take_bounds_are_memory_safe() -> None:
@@ -919,14 +989,27 @@ def test_matmul_tensordot_vecdot(data: st.DataObject) -> None:
     a = data.draw(xps.arrays(d1, batch + (n, k), elements=elements(d1, bound=8.0)))
     b = data.draw(xps.arrays(d2, (k, m), elements=elements(d2, bound=8.0)))
     assert_same(ns.matmul(to_mx(a), to_mx(b)), call_strict(xp.matmul, a, b), "matmul", rtol=1e-4, atol=1e-4)
-    assert_same(ns.linalg.matmul(to_mx(a), to_mx(b)), call_strict(xp.matmul, a, b), "linalg.matmul", rtol=1e-4, atol=1e-4)
+    assert_same(
+        ns.linalg.matmul(to_mx(a), to_mx(b)), call_strict(xp.matmul, a, b), "linalg.matmul", rtol=1e-4, atol=1e-4
+    )
     v = a[..., 0, :]
     w = b[:, 0]
     assert_same(ns.matmul(to_mx(v), to_mx(b)), call_strict(xp.matmul, v, b), "matmul 1-D @ 2-D", rtol=1e-4, atol=1e-4)
     assert_same(ns.matmul(to_mx(a), to_mx(w)), call_strict(xp.matmul, a, w), "matmul 2-D @ 1-D", rtol=1e-4, atol=1e-4)
-    assert_same(ns.tensordot(to_mx(a), to_mx(b), axes=1), call_strict(xp.tensordot, a, b, axes=1), "tensordot", rtol=1e-4, atol=1e-4)
-    assert_same(ns.tensordot(to_mx(a), to_mx(b), axes=((-1,), (0,))), call_strict(xp.tensordot, a, b, axes=((-1,), (0,))),
-                "tensordot axes", rtol=1e-4, atol=1e-4)
+    assert_same(
+        ns.tensordot(to_mx(a), to_mx(b), axes=1),
+        call_strict(xp.tensordot, a, b, axes=1),
+        "tensordot",
+        rtol=1e-4,
+        atol=1e-4,
+    )
+    assert_same(
+        ns.tensordot(to_mx(a), to_mx(b), axes=((-1,), (0,))),
+        call_strict(xp.tensordot, a, b, axes=((-1,), (0,))),
+        "tensordot axes",
+        rtol=1e-4,
+        atol=1e-4,
+    )
     c = data.draw(xps.arrays(d2, (k,), elements=elements(d2, bound=8.0)))
     assert_same(ns.vecdot(to_mx(a), to_mx(c)), call_strict(xp.vecdot, a, c), "vecdot", rtol=1e-4, atol=1e-4)
 
@@ -948,7 +1031,9 @@ def _well_conditioned(data: st.DataObject, dtype: Any, shape: tuple[int, ...], s
     x = data.draw(xps.arrays(dtype, shape, elements=elements(dtype, bound=1.0, complex_bound=1.0)))
     n = shape[-1]
     if spd:
-        x = xp.matmul(x, xp.conj(xp.matrix_transpose(x)) if xp.isdtype(dtype, "complex floating") else xp.matrix_transpose(x))
+        x = xp.matmul(
+            x, xp.conj(xp.matrix_transpose(x)) if xp.isdtype(dtype, "complex floating") else xp.matrix_transpose(x)
+        )
     # A dominant (rectangular) diagonal keeps the matrix far from singular.
     return x + 3 * n * xp.eye(shape[-2], n, dtype=dtype)
 
@@ -985,7 +1070,13 @@ def test_linalg_square(data: st.DataObject) -> None:
     # Eigenvectors are unique only up to phase: check the decomposition.
     recon = ns.matmul(ns.multiply(v, ns.expand_dims(w, axis=-2).astype(v.dtype)), ns.conj(ns.matrix_transpose(v)))
     assert_same(recon, spd, "eigh reconstruction", **{**tol, "atol": 1e-3 if dtype != xp.float64 else 1e-9})
-    assert_same(ns.linalg.matrix_power(to_mx(x), 3), L.matrix_power(x, 3), "matrix_power", rtol=1e-3 if dtype != xp.float64 else 1e-9, atol=1e-3)
+    assert_same(
+        ns.linalg.matrix_power(to_mx(x), 3),
+        L.matrix_power(x, 3),
+        "matrix_power",
+        rtol=1e-3 if dtype != xp.float64 else 1e-9,
+        atol=1e-3,
+    )
     assert_same(ns.linalg.matrix_power(to_mx(x), 0), L.matrix_power(x, 0), "matrix_power 0")
     assert_same(ns.linalg.matrix_power(to_mx(x), -2), L.matrix_power(x, -2), "matrix_power -2", **tol)
     assert_same(ns.linalg.trace(to_mx(x), offset=0), L.trace(x), "trace", **tol)
@@ -1006,7 +1097,9 @@ def test_linalg_rectangular(data: st.DataObject) -> None:
         assert u.shape == eu.shape and vh.shape == evh.shape
         k = min(m, n)
         recon = ns.matmul(ns.multiply(u[..., :k], ns.astype(s, _core.dtype_of(u))[None, :]), vh[:k])
-        assert_same(recon, x, f"svd reconstruction full={full}", **{**tol, "atol": 1e-4 if dtype != xp.float64 else 1e-9})
+        assert_same(
+            recon, x, f"svd reconstruction full={full}", **{**tol, "atol": 1e-4 if dtype != xp.float64 else 1e-9}
+        )
     for mode in ("reduced", "complete"):
         q, r = ns.linalg.qr(to_mx(x), mode=mode)
         eq, er = L.qr(x, mode=mode)
@@ -1021,10 +1114,17 @@ def test_linalg_rectangular(data: st.DataObject) -> None:
     assert_same(ns.linalg.matrix_rank(to_mx(low_rank)), L.matrix_rank(low_rank), "matrix_rank of ones")
     for ord_ in ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf):
         assert_same(ns.linalg.matrix_norm(to_mx(x), ord=ord_), L.matrix_norm(x, ord=ord_), f"matrix_norm {ord_}", **tol)
-    assert_same(ns.linalg.matrix_norm(to_mx(x), keepdims=True), L.matrix_norm(x, keepdims=True), "matrix_norm keepdims", **tol)
+    assert_same(
+        ns.linalg.matrix_norm(to_mx(x), keepdims=True), L.matrix_norm(x, keepdims=True), "matrix_norm keepdims", **tol
+    )
     for ord_ in (2, 1, 0, math.inf, -math.inf, 3, 0.5):
         assert_same(ns.linalg.vector_norm(to_mx(x), ord=ord_), L.vector_norm(x, ord=ord_), f"vector_norm {ord_}", **tol)
-    assert_same(ns.linalg.vector_norm(to_mx(x), axis=0, keepdims=True), L.vector_norm(x, axis=0, keepdims=True), "vector_norm axis", **tol)
+    assert_same(
+        ns.linalg.vector_norm(to_mx(x), axis=0, keepdims=True),
+        L.vector_norm(x, axis=0, keepdims=True),
+        "vector_norm axis",
+        **tol,
+    )
     assert_same(ns.linalg.diagonal(to_mx(x), offset=1), L.diagonal(x, offset=1), "diagonal")
     assert_same(ns.linalg.matrix_transpose(to_mx(x)), L.matrix_transpose(x), "matrix_transpose")
     assert_same(ns.linalg.outer(to_mx(x[0, :]), to_mx(x[:, 0])), L.outer(x[0, :], x[:, 0]), "outer", **tol)
@@ -1064,8 +1164,13 @@ def test_linalg_eig() -> None:
 def test_complex_linalg_fallbacks_are_counted() -> None:
     z = mx.array(np.array([[2 + 1j, 1], [0.5j, 3]], dtype=np.complex64))
     spd = ns.add(ns.matmul(z, ns.conj(ns.matrix_transpose(z))), 1)
-    for fn, moves in [(ns.linalg.inv, 2), (ns.linalg.det, 2), (ns.linalg.slogdet, 3), (ns.linalg.qr, 3),
-                      (lambda a: ns.linalg.cholesky(spd), 2)]:
+    for fn, moves in [
+        (ns.linalg.inv, 2),
+        (ns.linalg.det, 2),
+        (ns.linalg.slogdet, 3),
+        (ns.linalg.qr, 3),
+        (lambda a: ns.linalg.cholesky(spd), 2),
+    ]:
         with track_transfers() as t:
             out = fn(z)
         assert t.count == moves, fn.__name__
@@ -1090,7 +1195,11 @@ def test_complex_linalg_fallbacks_are_counted() -> None:
 def test_fft_one_axis(name: str, data: st.DataObject) -> None:
     real_in = name in ("rfft", "ihfft")
     dtype = xp.float32 if real_in else xp.complex64
-    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=1, max_dims=2, min_side=2, max_side=6), elements=elements(dtype, bound=10)))
+    x = data.draw(
+        xps.arrays(
+            dtype, xps.array_shapes(min_dims=1, max_dims=2, min_side=2, max_side=6), elements=elements(dtype, bound=10)
+        )
+    )
     n = data.draw(st.none() | st.integers(2, 8), label="n")
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
     norm = data.draw(st.sampled_from(["backward", "ortho", "forward"]), label="norm")
@@ -1103,7 +1212,11 @@ def test_fft_one_axis(name: str, data: st.DataObject) -> None:
 @given(data=st.data())
 def test_fft_many_axes(name: str, data: st.DataObject) -> None:
     dtype = xp.float32 if name == "rfftn" else xp.complex64
-    x = data.draw(xps.arrays(dtype, xps.array_shapes(min_dims=2, max_dims=3, min_side=2, max_side=5), elements=elements(dtype, bound=10)))
+    x = data.draw(
+        xps.arrays(
+            dtype, xps.array_shapes(min_dims=2, max_dims=3, min_side=2, max_side=5), elements=elements(dtype, bound=10)
+        )
+    )
     axes = data.draw(st.none() | st.just((0, -1)), label="axes")
     s = data.draw(st.none() | st.tuples(st.integers(2, 6), st.integers(2, 6)), label="s")
     if s is not None and axes is None:
@@ -1243,9 +1356,21 @@ def test_host_fallbacks_are_counted() -> None:
 def test_ordinary_functions_move_nothing() -> None:
     x = f64([[1.0, -2.0], [3.0, 4.0]])
     with track_transfers() as t:
-        out = [ns.add(x, 1), ns.exp(x), ns.sum(x, axis=0), ns.sort(x), ns.getitem(x, (0, slice(None))),
-               ns.getitem(x, mx.array([1, 0])), ns.isin(x, f64([1.0])), ns.linalg.inv(x), ns.searchsorted(f64([0.0, 2.0]), x),
-               ns.argmax(x), ns.where(x > 0, x, 0.0), ns.matmul(x, x), ns.cumulative_sum(x, axis=1)]
+        out = [
+            ns.add(x, 1),
+            ns.exp(x),
+            ns.sum(x, axis=0),
+            ns.sort(x),
+            ns.getitem(x, (0, slice(None))),
+            ns.getitem(x, mx.array([1, 0])),
+            ns.isin(x, f64([1.0])),
+            ns.linalg.inv(x),
+            ns.searchsorted(f64([0.0, 2.0]), x),
+            ns.argmax(x),
+            ns.where(x > 0, x, 0.0),
+            ns.matmul(x, x),
+            ns.cumulative_sum(x, axis=1),
+        ]
         mx.eval(out)
     assert t.count == 0
 
@@ -1360,8 +1485,11 @@ def test_variance_matches_numpy_and_keeps_overflow_infinite() -> None:
     r = np.random.default_rng(3).standard_normal((5, 7)) * 1e3 + 1e4
     for axis in (None, 0, 1):
         for correction in (0, 1):
-            np.testing.assert_allclose(np.array(ns.var(f64(r), axis=axis, correction=correction)),
-                                       np.var(r, axis=axis, ddof=correction), rtol=1e-12)
+            np.testing.assert_allclose(
+                np.array(ns.var(f64(r), axis=axis, correction=correction)),
+                np.var(r, axis=axis, ddof=correction),
+                rtol=1e-12,
+            )
     c = (r + 1j * r[::-1]).astype(np.complex64)
     np.testing.assert_allclose(np.array(ns.var(mx.array(c), axis=0)), np.var(c, axis=0), rtol=1e-5)
     assert ns.var(f64([6e293, 0.0, 1.0])).item() == math.inf

@@ -103,7 +103,9 @@ class PoolModel(RuleBasedStateMachine):
             "host_slice": lambda: buf.host.reshape(-1)[1:][::2],
         }[view]()
         expected = np.asarray(kept).copy()
-        np.testing.assert_array_equal(expected.reshape(-1), (data.reshape(-1)[1:][::2] if view == "host_slice" else data.reshape(-1)))
+        np.testing.assert_array_equal(
+            expected.reshape(-1), (data.reshape(-1)[1:][::2] if view == "host_slice" else data.reshape(-1))
+        )
         self.pool.release(buf)
         self.kept.append((kept, expected))
 

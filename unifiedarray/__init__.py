@@ -22,6 +22,7 @@ from typing import Any
 import numpy as _np
 
 from . import fft, linalg
+from ._accelerator import Accelerator, get_accelerator, list_devices
 from ._array import UnifiedArray
 from ._buffer import BufferState, UnifiedBuffer
 from ._creation import (
@@ -43,12 +44,12 @@ from ._creation import (
     zeros_like,
 )
 from ._devices import Device
-from ._functions import astype, broadcast_shapes, build as _build, can_cast, finfo, iinfo, isdtype, result_type
+from ._functions import astype, broadcast_shapes, can_cast, finfo, iinfo, isdtype, result_type
+from ._functions import build as _build
 from ._info import __array_namespace_info__
 from ._ledger import TransferLedger, TransferRecord, track_transfers
 from ._ledger import totals as transfer_totals
 from ._policy import TransferError, default_device, get_default_device, set_default_device, transfer_guard
-from ._accelerator import Accelerator, get_accelerator, list_devices
 from ._pool import MemoryPool, OutOfMemoryError, get_memory_pool
 from ._streaming import prefetch
 
@@ -58,7 +59,7 @@ __array_api_version__ = "2025.12"
 _build(globals())
 
 # -- data types: NumPy's dtype objects, so that dtype.kind and np.dtype(x.dtype) work
-bool = _np.dtype("bool")  # noqa: A001  # the standard's name
+bool = _np.dtype("bool")  # the standard's name
 int8 = _np.dtype("int8")
 int16 = _np.dtype("int16")
 int32 = _np.dtype("int32")
@@ -97,7 +98,5 @@ def get_namespace(*arrays: Any) -> Any:
     return array_api_compat.array_namespace(*arrays)
 
 
-__all__ = sorted(
-    n for n, v in list(globals().items()) if not n.startswith("_") and n not in ("annotations", "Any")
-)
-from . import _interop  # noqa: E402,F401  (installs the protocols on UnifiedArray)
+__all__ = sorted(n for n, v in list(globals().items()) if not n.startswith("_") and n not in ("annotations", "Any"))
+from . import _interop  # noqa: F401  (installs the protocols on UnifiedArray)

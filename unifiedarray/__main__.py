@@ -56,7 +56,10 @@ def demo() -> None:
     with ua.track_transfers() as ledger:
         buf = ua.UnifiedBuffer((1_000_000,), dtype=np.float64, device=target)
         steps = [
-            ("buf.host[:] = arange(...)   (a host write)", lambda: buf.host.__setitem__(slice(None), np.arange(1_000_000.0))),
+            (
+                "buf.host[:] = arange(...)   (a host write)",
+                lambda: buf.host.__setitem__(slice(None), np.arange(1_000_000.0)),
+            ),
             (f"buf.read('{target}')          (stale copy read: one move)", lambda: buf.read(target)),
             (f"buf.read('{target}') again    (current: no move)", lambda: buf.read(target)),
             ("buf.to_numpy()              (host still current: no move)", lambda: buf.to_numpy()),
@@ -73,8 +76,10 @@ def demo() -> None:
         x = ua.asarray(np.linspace(0, 1, 5), device=target)
         before = ledger.count
         y = ua.sum(x * 2.0)
-        print(f"  sum(x * 2.0) on {target} = {float(y):.2f}  (computed where x lives; moves={ledger.count - before - 1} "
-              f"before reading the result)")
+        print(
+            f"  sum(x * 2.0) on {target} = {float(y):.2f}  (computed where x lives; moves={ledger.count - before - 1} "
+            f"before reading the result)"
+        )
     print()
     ledger.report()
 

@@ -9,7 +9,7 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ._devices import CPU, Device, DeviceLike
 from .backends import all_backends, backend_for
@@ -52,7 +52,7 @@ def _best_device() -> Device:
     return CPU
 
 
-def get_accelerator(device: Optional[DeviceLike] = None) -> Accelerator:
+def get_accelerator(device: DeviceLike | None = None) -> Accelerator:
     """The accelerator for ``device``; by default the best one present
     (the first CUDA GPU, else MLX, else the host)."""
     return Accelerator(_best_device() if device is None else Device.parse(device))
@@ -66,5 +66,7 @@ def list_devices() -> list[dict[str, Any]]:
             continue
         for dev in backend.devices():
             free, total = backend.memory_info(dev)
-            rows.append({"device": dev, "backend": backend.name, "free": free, "total": total, **backend.properties(dev)})
+            rows.append(
+                {"device": dev, "backend": backend.name, "free": free, "total": total, **backend.properties(dev)}
+            )
     return rows

@@ -24,7 +24,8 @@ Example
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -70,7 +71,7 @@ def _dtype_of_native(native: Any, dev: Device) -> np.dtype:
     return native.dtype
 
 
-def _wrap(native: Any, dev: Device) -> "UnifiedArray":
+def _wrap(native: Any, dev: Device) -> UnifiedArray:
     """A new array owning ``native`` (already on ``dev``)."""
     if dev == CPU:
         if type(native) is not np.ndarray:
@@ -88,7 +89,7 @@ def _wrap(native: Any, dev: Device) -> "UnifiedArray":
     return _adopted(native, dev, dtype)
 
 
-def _adopted(native: Any, dev: Device, dtype: np.dtype) -> "UnifiedArray":
+def _adopted(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
     """A new whole array on a new buffer that adopts ``native``, without
     checks: what _wrap ends in, and what the fast paths (operators, host
     reductions) call directly."""
@@ -136,7 +137,7 @@ def _wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
     return res
 
 
-def _host_current(x: "UnifiedArray") -> Optional[np.ndarray]:
+def _host_current(x: UnifiedArray) -> np.ndarray | None:
     """The host copy of a whole array placed on the host, if it is current
     and nothing is in flight (what a fast path may read directly); else
     None."""
@@ -162,7 +163,7 @@ def _may_share(a: Any, b: Any, dev: Device) -> bool:
     return cupy.may_share_memory(a, b)
 
 
-def _check_scalar(x: "UnifiedArray", value: Any, op: str) -> None:
+def _check_scalar(x: UnifiedArray, value: Any, op: str) -> None:
     """Python scalars in binary operations, as the 2024.12 standard allows:
     ``bool`` with any array, ``int`` with numeric arrays, ``float`` with
     floating arrays, ``complex`` with complex arrays.  Anything else would
@@ -189,7 +190,7 @@ def _check_scalar(x: "UnifiedArray", value: Any, op: str) -> None:
     )
 
 
-def native_on(x: "UnifiedArray", dev: Device, reason: str) -> Any:
+def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
     """``x``'s data as a native array of ``dev``, its buffer synced first if
     stale (a counted move).  For a view, the view's chain is applied."""
     buf = x._buf
@@ -262,7 +263,7 @@ def _host_ns() -> Any:
     return ns if ns is not None else namespace_for(CPU)
 
 
-def writable_native(x: "UnifiedArray", dev: Device, reason: str) -> Any:
+def writable_native(x: UnifiedArray, dev: Device, reason: str) -> Any:
     """A writable native array over x's data on ``dev`` (host or CUDA), for
     exports whose consumer may write (a raw pointer, a legacy DLPack
     capsule): the buffer's copy is leased (counted as a write) and x's chain
@@ -296,7 +297,7 @@ def _memory_overlaps(a: Any, b: Any, dev: Device) -> bool:
     return _may_share(a, b, dev)
 
 
-def linked_view(x: "UnifiedArray", link: Any, shape: tuple[int, ...]) -> "UnifiedArray":
+def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedArray:
     """A view of ``x`` through ``link`` (a :class:`Reshape` or
     :class:`Permute`): it shares x's buffer, so writes through either are
     seen by both, on every backend, and making it copies nothing."""
@@ -308,7 +309,7 @@ def linked_view(x: "UnifiedArray", link: Any, shape: tuple[int, ...]) -> "Unifie
     return out
 
 
-def _write(x: "UnifiedArray", key: Any, value: Any, reason: str) -> None:
+def _write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
     """Write ``value`` (native on x's device, or a scalar) at ``key`` of x."""
     buf = x._buf
     dev = buf._placement
@@ -405,11 +406,11 @@ class UnifiedArray:
     Device('cpu')
     """
 
-    __slots__ = ("_buf", "_key", "_shape", "_hostview", "__weakref__")
+    __slots__ = ("__weakref__", "_buf", "_hostview", "_key", "_shape")
     __array_priority__ = 100
 
     _buf: UnifiedBuffer
-    _key: Optional[tuple]
+    _key: tuple | None
     _shape: tuple[int, ...]
     _hostview: Any
 
@@ -417,7 +418,7 @@ class UnifiedArray:
         raise TypeError("create arrays with unifiedarray.asarray, zeros, ... not UnifiedArray(...)")
 
     @classmethod
-    def _from_buffer(cls, buf: UnifiedBuffer) -> "UnifiedArray":
+    def _from_buffer(cls, buf: UnifiedBuffer) -> UnifiedArray:
         arr = object.__new__(cls)
         arr._buf = buf
         arr._key = None
@@ -456,14 +457,14 @@ class UnifiedArray:
         return self.size * self._buf._dtype.itemsize
 
     @property
-    def T(self) -> "UnifiedArray":
+    def T(self) -> UnifiedArray:
         """The transpose of a 2-D array."""
         if self.ndim != 2:
             raise ValueError(f"x.T requires a 2-D array (this one is {self.ndim}-D); use permute_dims or mT")
         return linked_view(self, Permute((1, 0)), self._shape[::-1])
 
     @property
-    def mT(self) -> "UnifiedArray":
+    def mT(self) -> UnifiedArray:
         """The transpose of the last two axes."""
         if self.ndim < 2:
             raise ValueError("x.mT requires at least 2 dimensions")
@@ -486,7 +487,7 @@ class UnifiedArray:
     def _host(self, reason: str) -> np.ndarray:
         return native_on(self, CPU, reason)
 
-    def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> "UnifiedArray":
+    def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> UnifiedArray:
         """A copy of this array on ``device`` (this array itself if it is
         already there).  An explicit move: allowed under every guard.
 
@@ -519,7 +520,7 @@ class UnifiedArray:
         buf._acquire(CPU, False, "to_device", explicit=True)
         return native_on(self, CPU, "to_device")
 
-    def __array_namespace__(self, /, *, api_version: Optional[str] = None) -> Any:
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         if api_version is not None and api_version not in _API_VERSIONS:
             raise ValueError(f"unsupported Array API version {api_version!r}; supported: {_API_VERSIONS}")
         import unifiedarray
@@ -566,7 +567,7 @@ class UnifiedArray:
     __str__ = __repr__
 
     # -- indexing --------------------------------------------------------------
-    def __getitem__(self, key: Any) -> "UnifiedArray":
+    def __getitem__(self, key: Any) -> UnifiedArray:
         buf = self._buf
         if self._key is None and buf._placement is CPU and CPU in buf._valid:
             # The commonest indices of a whole array on the host: a slice or
@@ -590,7 +591,7 @@ class UnifiedArray:
             return out
         return self._getitem(key)
 
-    def _getitem(self, key: Any) -> "UnifiedArray":
+    def _getitem(self, key: Any) -> UnifiedArray:
         if _is_basic_key(key):
             if _one_element(key, len(self._shape)):
                 return self._element(key)
@@ -603,7 +604,7 @@ class UnifiedArray:
                 return _wrap_result(host[index], CPU, (host,))
         return dispatch("getitem", (self, key), {}, reason="UnifiedArray.__getitem__")
 
-    def _element(self, key: Any) -> "UnifiedArray":
+    def _element(self, key: Any) -> UnifiedArray:
         """One element, selected by an integer per axis, as a new 0-d array:
         a copy, as NumPy gives (a scalar) and array-api-strict does, so that
         ``old = x[i]; x[i] = new`` keeps the old value and a swap
@@ -616,7 +617,7 @@ class UnifiedArray:
         _basic_shape(self._shape, _view_key(key))  # NumPy's IndexError for out-of-range: MLX checks nothing
         return dispatch("getitem", (self, key), {}, reason=reason)
 
-    def _view(self, key: Any) -> "UnifiedArray":
+    def _view(self, key: Any) -> UnifiedArray:
         key = _view_key(key)
         buf = self._buf
         out = object.__new__(UnifiedArray)
@@ -710,7 +711,7 @@ def _resolve(ns: Any, path: str) -> Any:
     return obj
 
 
-def dispatch(path: str, args: tuple, kwargs: dict, reason: Optional[str] = None, device: Optional[Device] = None) -> Any:
+def dispatch(path: str, args: tuple, kwargs: dict, reason: str | None = None, device: Device | None = None) -> Any:
     """Run the namespace function ``path`` (``"sum"``, ``"linalg.solve"``)
     on the backend where its array arguments live; wrap what it returns.
 
@@ -844,7 +845,7 @@ def binary(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     elif ty in _PY_SCALARS:
         _check_scalar(x, y, name)
         other = y
-    elif name == "matmul" or backend_of_native(y) is None and not hasattr(y, "__array__"):
+    elif name == "matmul" or (backend_of_native(y) is None and not hasattr(y, "__array__")):
         return NotImplemented
     else:
         return binary(x, _asarray_foreign(y), name, reflected)
@@ -897,9 +898,7 @@ def _make_inplace(name: str) -> Any:
         if res is NotImplemented:
             return NotImplemented
         if res.dtype != self.dtype:
-            raise TypeError(
-                f"in-place {name} would change the dtype of a {self.dtype.name} array to {res.dtype.name}"
-            )
+            raise TypeError(f"in-place {name} would change the dtype of a {self.dtype.name} array to {res.dtype.name}")
         if res.shape != self._shape:
             raise ValueError(f"in-place {name} would change the shape {self._shape} to {res.shape}")
         _write(self, Ellipsis, native_on(res, self._buf._placement, name), f"in-place {name}")

@@ -46,13 +46,13 @@ array([0., 1., 2., 3.], dtype=float32)
 
 from __future__ import annotations
 
-import operator
 import _thread
+import operator
 import threading
 import weakref
 from enum import Enum
 from math import prod
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -61,7 +61,7 @@ from ._ledger import transfer
 from ._policy import check_transfer
 from .backends import backend_for, backend_of_native
 
-__all__ = ["UnifiedBuffer", "BufferState", "HostHandle"]
+__all__ = ["BufferState", "HostHandle", "UnifiedBuffer"]
 
 
 class BufferState(Enum):
@@ -162,20 +162,20 @@ class UnifiedBuffer:
     """
 
     __slots__ = (
-        "_shape",
+        "__weakref__",
+        "_copies",
         "_dtype",
+        "_host_handles",
+        "_lock_obj",
+        "_mlx_leased",
+        "_pending",
         "_pinned",
         "_placement",
-        "_copies",
-        "_valid",
-        "_lock_obj",
-        "_host_handles",
-        "_mlx_leased",
-        "_released",
-        "_version",
         "_pool_lease",
-        "_pending",
-        "__weakref__",
+        "_released",
+        "_shape",
+        "_valid",
+        "_version",
     )
 
     def __init__(
@@ -184,7 +184,7 @@ class UnifiedBuffer:
         dtype: Any = np.float32,
         *,
         pinned: bool = False,
-        device: Optional[DeviceLike] = None,
+        device: DeviceLike | None = None,
     ) -> None:
         shape = _normalize_shape(shape)
         dtype = np.dtype(dtype)
@@ -208,7 +208,7 @@ class UnifiedBuffer:
         self._pending = None
 
     @classmethod
-    def _blank(cls, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> "UnifiedBuffer":
+    def _blank(cls, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> UnifiedBuffer:
         """An uninitialised buffer, without argument checks (for callers that
         already hold a normalised shape, a dtype and a checked device)."""
         self = object.__new__(cls)
@@ -294,8 +294,7 @@ class UnifiedBuffer:
     def _check_alive(self) -> None:
         if self._released:
             raise RuntimeError(
-                "this buffer was released to its memory pool; acquire a new one "
-                "instead of using it after release()"
+                "this buffer was released to its memory pool; acquire a new one instead of using it after release()"
             )
 
     def _acquire(
@@ -491,7 +490,7 @@ class UnifiedBuffer:
         return self._lease(MLX, "UnifiedBuffer.metal")
 
     # -- documented methods ----------------------------------------------------
-    def sync_to_device(self, device: Optional[DeviceLike] = None, *, blocking: bool = True) -> None:
+    def sync_to_device(self, device: DeviceLike | None = None, *, blocking: bool = True) -> None:
         """Make the accelerator copy (or ``device``'s) current; an explicit
         move, allowed under every transfer guard.  Marks nothing dirty.
 

@@ -12,7 +12,7 @@ float32 on its own).
 from __future__ import annotations
 
 import builtins
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +28,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-def _device(device: Optional[DeviceLike], like: Optional[UnifiedArray] = None) -> Device:
+def _device(device: DeviceLike | None, like: UnifiedArray | None = None) -> Device:
     if device is not None:
         dev = Device.parse(device)
         backend_for(dev)
@@ -126,7 +126,7 @@ def _create(name: str, dev: Device, *args: Any, **kwargs: Any) -> UnifiedArray:
     return _wrap(native, dev)
 
 
-def zeros(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+def zeros(shape: Any, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
     """An array of zeros.
 
     >>> import unifiedarray as xp
@@ -137,7 +137,7 @@ def zeros(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None)
     return _create("zeros", dev, shape, dtype=_dtype_or(dtype, default_float(dev), dev))
 
 
-def ones(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+def ones(shape: Any, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
     """An array of ones.
 
     >>> import unifiedarray as xp
@@ -148,14 +148,14 @@ def ones(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) 
     return _create("ones", dev, shape, dtype=_dtype_or(dtype, default_float(dev), dev))
 
 
-def empty(shape: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+def empty(shape: Any, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
     """An array whose contents are unspecified (zeros here: never another
     buffer's leftovers)."""
     dev = _device(device)
     return _create("zeros", dev, shape, dtype=_dtype_or(dtype, default_float(dev), dev))
 
 
-def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
     """An array filled with ``fill_value``: a Python scalar (its kind's
     default dtype) or a 0-d array (its own dtype), unless ``dtype`` is given.
 
@@ -178,12 +178,12 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Optional[Dev
 
 def eye(
     n_rows: int,
-    n_cols: Optional[int] = None,
+    n_cols: int | None = None,
     /,
     *,
     k: int = 0,
     dtype: Any = None,
-    device: Optional[DeviceLike] = None,
+    device: DeviceLike | None = None,
 ) -> UnifiedArray:
     """The identity-like matrix with ones on diagonal ``k``."""
     dev = _device(device)
@@ -197,7 +197,7 @@ def arange(
     step: Any = 1,
     *,
     dtype: Any = None,
-    device: Optional[DeviceLike] = None,
+    device: DeviceLike | None = None,
 ) -> UnifiedArray:
     """Evenly spaced values in ``[start, stop)``.
 
@@ -219,7 +219,7 @@ def linspace(
     num: int,
     *,
     dtype: Any = None,
-    device: Optional[DeviceLike] = None,
+    device: DeviceLike | None = None,
     endpoint: bool = True,
 ) -> UnifiedArray:
     """``num`` evenly spaced values from ``start`` to ``stop``."""
@@ -229,7 +229,7 @@ def linspace(
     return _create("linspace", dev, start, stop, num, dtype=_as_dtype(dtype, dev), endpoint=endpoint)
 
 
-def _like(name: str, x: UnifiedArray, dtype: Any, device: Optional[DeviceLike], *args: Any) -> UnifiedArray:
+def _like(name: str, x: UnifiedArray, dtype: Any, device: DeviceLike | None, *args: Any) -> UnifiedArray:
     if type(x) is not UnifiedArray:
         raise TypeError(f"{name} expects a UnifiedArray, got {type(x).__name__}")
     dev = _device(device, x)
@@ -237,23 +237,23 @@ def _like(name: str, x: UnifiedArray, dtype: Any, device: Optional[DeviceLike], 
     return _create(name.replace("_like", ""), dev, x.shape, *args, dtype=dt)
 
 
-def zeros_like(x: UnifiedArray, /, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+def zeros_like(x: UnifiedArray, /, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
     """Zeros with the shape (and by default dtype and device) of ``x``."""
     return _like("zeros_like", x, dtype, device)
 
 
-def ones_like(x: UnifiedArray, /, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+def ones_like(x: UnifiedArray, /, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
     """Ones with the shape (and by default dtype and device) of ``x``."""
     return _like("ones_like", x, dtype, device)
 
 
-def empty_like(x: UnifiedArray, /, *, dtype: Any = None, device: Optional[DeviceLike] = None) -> UnifiedArray:
+def empty_like(x: UnifiedArray, /, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
     """Like ``empty``, shaped like ``x``."""
     return _like("zeros_like", x, dtype, device)
 
 
 def full_like(
-    x: UnifiedArray, /, fill_value: Any, *, dtype: Any = None, device: Optional[DeviceLike] = None
+    x: UnifiedArray, /, fill_value: Any, *, dtype: Any = None, device: DeviceLike | None = None
 ) -> UnifiedArray:
     """``fill_value`` everywhere, shaped like ``x``."""
     if type(fill_value) is UnifiedArray:
@@ -281,8 +281,8 @@ def asarray(
     /,
     *,
     dtype: Any = None,
-    device: Optional[DeviceLike] = None,
-    copy: Optional[bool] = None,
+    device: DeviceLike | None = None,
+    copy: bool | None = None,
 ) -> UnifiedArray:
     """Convert ``obj`` (a UnifiedArray, a NumPy/CuPy/MLX array, a nested
     sequence of scalars, a scalar, or a buffer) to a UnifiedArray.
@@ -341,7 +341,7 @@ def _copy_native(obj: Any, dev: Device) -> Any:
         return obj.copy()
 
 
-def _to_host_array(obj: Any, dt: Optional[np.dtype], dev: Device) -> np.ndarray:
+def _to_host_array(obj: Any, dt: np.dtype | None, dev: Device) -> np.ndarray:
     if isinstance(obj, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
         dt = dt or _scalar_dtype(obj, dev)
         return np.asarray(obj, dtype=dt)
@@ -368,7 +368,7 @@ def _to_host_array(obj: Any, dt: Optional[np.dtype], dev: Device) -> np.ndarray:
     return arr
 
 
-def _asarray_own(x: UnifiedArray, dt: Optional[np.dtype], device: Optional[DeviceLike], copy: Optional[bool]) -> UnifiedArray:
+def _asarray_own(x: UnifiedArray, dt: np.dtype | None, device: DeviceLike | None, copy: bool | None) -> UnifiedArray:
     dev = x.device if device is None else Device.parse(device)
     needs_copy = dev != x.device or (dt is not None and dt != x.dtype)
     if needs_copy and copy is False:
@@ -385,7 +385,7 @@ def _asarray_own(x: UnifiedArray, dt: Optional[np.dtype], device: Optional[Devic
     return out
 
 
-def from_dlpack(x: Any, /, *, device: Optional[DeviceLike] = None, copy: Optional[bool] = None) -> UnifiedArray:
+def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> UnifiedArray:
     """Import an array from any DLPack producer (NumPy, CuPy, MLX, PyTorch,
     JAX).  The data is copied in, for the reason ``asarray`` gives."""
     if type(x) is UnifiedArray:

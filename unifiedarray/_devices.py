@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Any, Union
 
-__all__ = ["Device", "DeviceLike", "CPU", "MLX"]
+__all__ = ["CPU", "MLX", "Device", "DeviceLike"]
 
 _KINDS = ("cpu", "mlx", "cuda")
-_INTERNED: dict[str, "Device"] = {}  # name -> the one Device of that name
+_INTERNED: dict[str, Device] = {}  # name -> the one Device of that name
 _KIND_OF: dict[str, str] = {}  # name -> kind, filled as devices are made
 
 
@@ -36,7 +36,7 @@ class Device(str):
 
     __slots__ = ()
 
-    def __new__(cls, kind: str, index: int = 0) -> "Device":
+    def __new__(cls, kind: str, index: int = 0) -> Device:
         if kind not in _KINDS:
             raise ValueError(f"unknown device kind {kind!r}; expected one of {_KINDS}")
         name = f"cuda:{int(index)}" if kind == "cuda" else str(kind)
@@ -68,7 +68,7 @@ class Device(str):
         return self == "cpu"
 
     @staticmethod
-    def parse(obj: "DeviceLike") -> "Device":
+    def parse(obj: DeviceLike) -> Device:
         """Turn a device or its name into a :class:`Device`.
 
         Accepts ``Device`` objects, ``"cpu"``/``"host"``, ``"mlx"``/``"metal"``,

@@ -18,7 +18,8 @@ from __future__ import annotations
 import inspect
 import math
 import operator
-from typing import Any, Callable, NamedTuple, Optional, Union
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import array_api_compat.numpy as _compat
 import numpy as np
@@ -59,9 +60,7 @@ GENERIC = {
     "elementwise": "clip",
     "indexing": "take take_along_axis",
     "linear_algebra": "matmul tensordot vecdot",
-    "manipulation": (
-        "broadcast_arrays broadcast_to concat moveaxis repeat roll stack tile unstack"
-    ),
+    "manipulation": ("broadcast_arrays broadcast_to concat moveaxis repeat roll stack tile unstack"),
     "searching": "argmax argmin count_nonzero nonzero searchsorted where",
     "set": "isin unique_all unique_counts unique_inverse unique_values",
     "sorting": "argsort sort",
@@ -82,7 +81,7 @@ FFT_CREATION = "fftfreq rfftfreq".split()
 # -- generators ---------------------------------------------------------------------
 
 
-def _signature_of(path: str) -> Optional[inspect.Signature]:
+def _signature_of(path: str) -> inspect.Signature | None:
     obj: Any = _compat
     for part in path.split("."):
         obj = getattr(obj, part, None)
@@ -316,7 +315,7 @@ def _new_shape(old: tuple[int, ...], shape: Any) -> tuple[int, ...]:
     return dims
 
 
-def reshape(x: UnifiedArray, /, shape: tuple[int, ...], *, copy: Optional[bool] = None) -> UnifiedArray:
+def reshape(x: UnifiedArray, /, shape: tuple[int, ...], *, copy: bool | None = None) -> UnifiedArray:
     """``x`` with a new shape: a view sharing x's buffer (no data is copied)
     unless ``copy=True``.
 
@@ -392,7 +391,7 @@ def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
         raise AxisError(f"{name}: axis {axis!r} names an axis twice") from None
 
 
-def squeeze(x: UnifiedArray, /, axis: Union[int, tuple[int, ...]]) -> UnifiedArray:
+def squeeze(x: UnifiedArray, /, axis: int | tuple[int, ...]) -> UnifiedArray:
     """``x`` without the singleton axes ``axis``: a view sharing x's buffer.
 
     >>> import unifiedarray as xp
@@ -408,7 +407,7 @@ def squeeze(x: UnifiedArray, /, axis: Union[int, tuple[int, ...]]) -> UnifiedArr
     return linked_view(x, Reshape(dims), dims)
 
 
-def expand_dims(x: UnifiedArray, /, axis: Union[int, tuple[int, ...]] = 0) -> UnifiedArray:
+def expand_dims(x: UnifiedArray, /, axis: int | tuple[int, ...] = 0) -> UnifiedArray:
     """``x`` with singleton axes inserted at ``axis`` (positions in the
     result): a view sharing x's buffer.
 
@@ -424,7 +423,7 @@ def expand_dims(x: UnifiedArray, /, axis: Union[int, tuple[int, ...]] = 0) -> Un
     return linked_view(x, Reshape(dims), dims)
 
 
-def flip(x: UnifiedArray, /, *, axis: Optional[Union[int, tuple[int, ...]]] = None) -> UnifiedArray:
+def flip(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None) -> UnifiedArray:
     """``x`` with the order of its elements reversed along ``axis`` (all
     axes by default): a view sharing x's buffer, as NumPy's is.
 
@@ -453,9 +452,7 @@ def _dtype_arg(x: Any) -> Any:
     return x.dtype if type(x) is UnifiedArray else x
 
 
-def astype(
-    x: UnifiedArray, dtype: Any, /, *, copy: bool = True, device: Optional[DeviceLike] = None
-) -> UnifiedArray:
+def astype(x: UnifiedArray, dtype: Any, /, *, copy: bool = True, device: DeviceLike | None = None) -> UnifiedArray:
     """``x`` converted to ``dtype`` (and moved to ``device`` if given).
 
     >>> import unifiedarray as xp
@@ -523,7 +520,6 @@ def iinfo(type: Any, /) -> iinfo_object:
     """Machine limits of an integer dtype (or array)."""
     i = np.iinfo(_dtype_arg(type))
     return iinfo_object(int(i.bits), int(i.max), int(i.min), i.dtype)
-
 
 
 def isdtype(dtype: Any, kind: Any) -> bool:

@@ -8,7 +8,7 @@ dtype('float64')
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any
 
 import numpy as np
 
@@ -53,12 +53,12 @@ class Info:
         """Every device present on this machine."""
         return tuple(d for b in all_backends() if b.available for d in b.devices())
 
-    def _device(self, device: Optional[DeviceLike]) -> Device:
+    def _device(self, device: DeviceLike | None) -> Device:
         dev = get_default_device() if device is None else Device.parse(device)
         backend_for(dev)
         return dev
 
-    def default_dtypes(self, *, device: Optional[DeviceLike] = None) -> dict[str, np.dtype]:
+    def default_dtypes(self, *, device: DeviceLike | None = None) -> dict[str, np.dtype]:
         """Default dtypes on ``device``.  MLX holds no complex128, so its
         default complex dtype is complex64."""
         from ._creation import default_complex, default_float
@@ -71,9 +71,7 @@ class Info:
             "indexing": np.dtype("int64"),
         }
 
-    def dtypes(
-        self, *, device: Optional[DeviceLike] = None, kind: Union[str, tuple, None] = None
-    ) -> dict[str, np.dtype]:
+    def dtypes(self, *, device: DeviceLike | None = None, kind: str | tuple | None = None) -> dict[str, np.dtype]:
         """The dtypes ``device`` can hold, optionally of ``kind``."""
         dev = self._device(device)
         backend = backend_for(dev)

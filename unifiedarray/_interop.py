@@ -29,7 +29,7 @@ What moves, and what is handed out:
 from __future__ import annotations
 
 import operator
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +62,7 @@ MLX_EQUIVALENTS: dict[str, str] = {
 # -- NumPy -----------------------------------------------------------------------
 
 
-def __array__(self: UnifiedArray, dtype: Any = None, copy: Optional[bool] = None) -> np.ndarray:
+def __array__(self: UnifiedArray, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
     host = native_on(self, CPU, "__array__")
     if dtype is not None and np.dtype(dtype) != host.dtype:
         if copy is False:
@@ -182,7 +182,11 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
 
 def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason: str) -> Any:
     """Run a NumPy-level call where its UnifiedArray arguments live."""
-    if args and (type(args[0]) is UnifiedArray or isinstance(args[0], np.ndarray)) and _writes_first(name, args, kwargs):
+    if (
+        args
+        and (type(args[0]) is UnifiedArray or isinstance(args[0], np.ndarray))
+        and _writes_first(name, args, kwargs)
+    ):
         return _run_in_place(name, host_call, args, kwargs, reason)
     out = kwargs.pop("out", None)
     args, kwargs = _to_unified(args), _to_unified(kwargs)
@@ -330,9 +334,9 @@ def __dlpack__(
     self: UnifiedArray,
     *,
     stream: Any = None,
-    max_version: Optional[tuple[int, int]] = None,
-    dl_device: Optional[tuple[int, int]] = None,
-    copy: Optional[bool] = None,
+    max_version: tuple[int, int] | None = None,
+    dl_device: tuple[int, int] | None = None,
+    copy: bool | None = None,
 ) -> Any:
     dev = self.device
     kwargs: dict[str, Any] = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
@@ -479,7 +483,7 @@ def fill(self: UnifiedArray, value: Any) -> None:
     self[...] = value
 
 
-def sort(self: UnifiedArray, axis: int = -1, kind: Optional[str] = None) -> None:
+def sort(self: UnifiedArray, axis: int = -1, kind: str | None = None) -> None:
     """Sort in place along ``axis`` (``ndarray.sort``), where ``x`` lives
     (``kind=``, which only NumPy takes, sends the sort to the host)."""
     self[...] = np.sort(self, axis=axis) if kind is None else np.sort(self, axis=axis, kind=kind)
@@ -561,7 +565,7 @@ def __format__(self: UnifiedArray, spec: str) -> str:
     return str(self)
 
 
-def __round__(self: UnifiedArray, ndigits: Optional[int] = None) -> Any:
+def __round__(self: UnifiedArray, ndigits: int | None = None) -> Any:
     """``round(x)``: a Python number for a 0-d array (as Python's round of
     its element), else the array rounded elementwise (NumPy's rules)."""
     if not self._shape:

@@ -21,11 +21,12 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
-__all__ = ["TransferRecord", "TransferLedger", "track_transfers", "transfer", "totals"]
+__all__ = ["TransferLedger", "TransferRecord", "totals", "track_transfers", "transfer"]
 
 
 class TransferRecord(NamedTuple):
@@ -207,7 +208,7 @@ class transfer:
     than the bookkeeping itself.  A move that raises is not recorded.
     """
 
-    __slots__ = ("_source", "_target", "_nbytes", "_reason", "_explicit", "_start")
+    __slots__ = ("_explicit", "_nbytes", "_reason", "_source", "_start", "_target")
 
     def __init__(
         self, source: str, target: str, nbytes: int, reason: str, explicit: bool = False, guarded: bool = True

@@ -27,19 +27,19 @@ Example
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterable, Iterator, Optional
 
 from ._devices import CPU, Device, DeviceLike
 
 __all__ = [
     "TransferError",
-    "transfer_guard",
-    "default_device",
-    "set_default_device",
-    "get_default_device",
     "choose_device",
+    "default_device",
+    "get_default_device",
+    "set_default_device",
+    "transfer_guard",
 ]
 
 log = logging.getLogger("unifiedarray.transfers")
@@ -58,11 +58,11 @@ _guard: ContextVar[tuple[str, str, str]] = ContextVar("unifiedarray_guard", defa
 
 @contextmanager
 def transfer_guard(
-    level: Optional[str] = None,
+    level: str | None = None,
     *,
-    host_to_device: Optional[str] = None,
-    device_to_host: Optional[str] = None,
-    device_to_device: Optional[str] = None,
+    host_to_device: str | None = None,
+    device_to_host: str | None = None,
+    device_to_device: str | None = None,
 ) -> Iterator[None]:
     """Allow, log or forbid implicit moves inside the block.
 
@@ -120,7 +120,7 @@ def _level(levels: tuple[str, str, str], source: str, target: str) -> tuple[str,
 # --- default device -------------------------------------------------------
 
 _global_default: list[Device] = [CPU]
-_context_default: ContextVar[Optional[Device]] = ContextVar("unifiedarray_default_device", default=None)
+_context_default: ContextVar[Device | None] = ContextVar("unifiedarray_default_device", default=None)
 
 
 def set_default_device(device: DeviceLike) -> None:

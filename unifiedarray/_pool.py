@@ -40,7 +40,7 @@ import sys
 import threading
 from collections import defaultdict, deque
 from math import prod
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -151,7 +151,7 @@ class _SpacePool:
         self.hits = 0
         self.misses = 0
         self.in_use_by_class: dict[int, int] = defaultdict(int)
-        self.limit: Optional[int] = None
+        self.limit: int | None = None
         # Released blocks that views from their old owner still refer to,
         # reused once those views are gone.
         self.held: list[_Block] = []
@@ -232,9 +232,9 @@ class _Lease:
     thereby gives its bytes back to the accounting (not its blocks to reuse:
     views of it may still exist)."""
 
-    __slots__ = ("pool", "nbytes", "blocks")
+    __slots__ = ("blocks", "nbytes", "pool")
 
-    def __init__(self, pool: "MemoryPool", nbytes: int) -> None:
+    def __init__(self, pool: MemoryPool, nbytes: int) -> None:
         self.pool = pool
         self.nbytes = nbytes
         self.blocks: list[tuple[_SpacePool, Any]] = []  # emptied by release()
@@ -262,13 +262,13 @@ class MemoryPool:
         trims the excess.  ``None``: keep everything until :meth:`trim`.
     """
 
-    def __init__(self, *, trim_threshold: Optional[int] = None) -> None:
+    def __init__(self, *, trim_threshold: int | None = None) -> None:
         self._lock = threading.RLock()
         self._spaces: dict[tuple[Device, bool], _SpacePool] = {}
         self._acquires = 0
         self._checked: set[tuple[Device, np.dtype]] = set()
         self._dropped: deque = deque()  # see _Lease.__del__
-        self._host: Optional[_SpacePool] = None  # the (CPU, not pinned) space, once made
+        self._host: _SpacePool | None = None  # the (CPU, not pinned) space, once made
         self.trim_threshold = trim_threshold
 
     def _space(self, device: Device, pinned: bool) -> _SpacePool:
@@ -286,7 +286,7 @@ class MemoryPool:
         shape: Any,
         dtype: Any = np.float32,
         *,
-        device: Optional[DeviceLike] = None,
+        device: DeviceLike | None = None,
         pinned: bool = False,
     ) -> UnifiedBuffer:
         """A buffer of ``shape`` and ``dtype`` on ``device`` (default: the
@@ -361,7 +361,7 @@ class MemoryPool:
                 space.requested_bytes -= nbytes
                 space.in_use_by_class[size] -= 1
 
-    def stats(self, device: Optional[DeviceLike] = None) -> dict[str, Any]:
+    def stats(self, device: DeviceLike | None = None) -> dict[str, Any]:
         """Acquires, hits, misses, hit rate, bytes in use and pooled, peak,
         per size class, and fragmentation (the share of in-use block bytes
         that rounding to size classes wastes), over all spaces or one."""
@@ -389,7 +389,7 @@ class MemoryPool:
             }
 
     def set_limit(
-        self, nbytes: Optional[int] = None, *, fraction: Optional[float] = None, device: DeviceLike = "cpu"
+        self, nbytes: int | None = None, *, fraction: float | None = None, device: DeviceLike = "cpu"
     ) -> None:
         """Cap the bytes (in use plus pooled) of ``device``'s space, in bytes
         or as a fraction of the device's total memory; ``None`` lifts it."""
@@ -402,7 +402,7 @@ class MemoryPool:
             for pinned in (False, True):
                 self._space(dev, pinned).limit = nbytes
 
-    def trim(self, keep: int = 0, *, device: Optional[DeviceLike] = None) -> int:
+    def trim(self, keep: int = 0, *, device: DeviceLike | None = None) -> int:
         """Free pooled blocks until at most ``keep`` bytes stay pooled per
         space; returns the bytes freed."""
         with self._lock:
@@ -422,7 +422,9 @@ class MemoryPool:
             view.fill(0)
         return view
 
-    def _lend(self, lease: _Lease, dev: Device, pinned: bool, shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> Any:
+    def _lend(
+        self, lease: _Lease, dev: Device, pinned: bool, shape: tuple[int, ...], dtype: np.dtype, nbytes: int
+    ) -> Any:
         """Take a block for ``lease`` on ``dev`` (a pooled one if one fits)
         and lend a view of it."""
         size = _SIZES.get(nbytes) or size_class(nbytes)
@@ -489,7 +491,7 @@ def _is_oom(exc: BaseException) -> bool:
     return type(exc).__name__ == "CUDARuntimeError" and getattr(exc, "status", None) == 2
 
 
-_default_pool: Optional[MemoryPool] = None
+_default_pool: MemoryPool | None = None
 _default_lock = threading.Lock()
 
 

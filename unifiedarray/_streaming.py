@@ -10,7 +10,8 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Iterable, Iterator, Optional
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from ._policy import get_default_device
 __all__ = ["prefetch"]
 
 
-def prefetch(batches: Iterable[Any], device: Optional[DeviceLike] = None, *, depth: int = 2) -> Iterator[UnifiedArray]:
+def prefetch(batches: Iterable[Any], device: DeviceLike | None = None, *, depth: int = 2) -> Iterator[UnifiedArray]:
     """Yield each host batch as a UnifiedArray on ``device``, with up to
     ``depth - 1`` later batches already on their way.
 

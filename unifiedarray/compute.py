@@ -19,12 +19,13 @@ from __future__ import annotations
 import operator
 import sys
 import types
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import array_api_compat.numpy as _compat_numpy
 import numpy as np
 
-__all__ = ["host_namespace", "cuda_namespace", "mlx_namespace"]
+__all__ = ["cuda_namespace", "host_namespace", "mlx_namespace"]
 
 
 def _derive(name: str, base: Any) -> types.ModuleType:
@@ -127,8 +128,9 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
         # symmetry the imaginary zero takes the sign of y, and -inf gives -1.
         inf_re = xp.isinf(re) & xp.isfinite(im)
         if xp.any(inf_re):
-            unit = xp.where(re > 0, xp.asarray(complex(1.0, 0.0), dtype=x.dtype),
-                            xp.asarray(complex(-1.0, 0.0), dtype=x.dtype))
+            unit = xp.where(
+                re > 0, xp.asarray(complex(1.0, 0.0), dtype=x.dtype), xp.asarray(complex(-1.0, 0.0), dtype=x.dtype)
+            )
             unit = xp.where(xp.signbit(im), xp.conj(unit), unit)
             out = xp.where(inf_re, unit, out)
         return out

@@ -6,7 +6,7 @@ the tables in :mod:`unifiedarray._functions`.
 (4,)
 """
 
-from typing import Any, Optional
+from typing import Any
 
 from ._devices import DeviceLike
 from ._functions import FFT_ARRAY, FFT_CREATION, make_generic
@@ -18,7 +18,7 @@ for _name in FFT_ARRAY:
 del _name
 
 
-def _freq(name: str, n: int, d: float, dtype: Any, device: Optional[DeviceLike]) -> Any:
+def _freq(name: str, n: int, d: float, dtype: Any, device: DeviceLike | None) -> Any:
     from ._array import dispatch
     from ._creation import _as_dtype, _device, default_float
 
@@ -27,7 +27,7 @@ def _freq(name: str, n: int, d: float, dtype: Any, device: Optional[DeviceLike])
     return dispatch(f"fft.{name}", (n,), {"d": d, "dtype": dt}, device=dev)
 
 
-def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Optional[DeviceLike] = None) -> Any:
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: DeviceLike | None = None) -> Any:
     """The sample frequencies of ``fft`` for a signal of ``n`` samples.
 
     >>> import unifiedarray as xp
@@ -37,6 +37,6 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Optional[De
     return _freq("fftfreq", n, d, dtype, device)
 
 
-def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Optional[DeviceLike] = None) -> Any:
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: DeviceLike | None = None) -> Any:
     """The sample frequencies of ``rfft`` for a signal of ``n`` samples."""
     return _freq("rfftfreq", n, d, dtype, device)

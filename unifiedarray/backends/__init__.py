@@ -27,7 +27,7 @@ import numpy as np
 
 from .._devices import Device, DeviceLike
 
-__all__ = ["Backend", "backend_for", "all_backends", "backend_report", "host_memory_info", "contiguous"]
+__all__ = ["Backend", "all_backends", "backend_for", "backend_report", "contiguous", "host_memory_info"]
 
 
 class Backend:
@@ -45,10 +45,10 @@ class Backend:
     def __init__(self) -> None:
         self._probe_lock = threading.Lock()
         self._probed = False
-        self._reason: Optional[str] = None
+        self._reason: str | None = None
 
     # -- discovery ---------------------------------------------------------
-    def _probe(self) -> Optional[str]:
+    def _probe(self) -> str | None:
         """Return None when usable, else why not.  Must never raise."""
         raise NotImplementedError
 
@@ -68,7 +68,7 @@ class Backend:
         return self._reason is None
 
     @property
-    def unavailable_reason(self) -> Optional[str]:
+    def unavailable_reason(self) -> str | None:
         self._ensure_probed()
         return self._reason
 
@@ -211,7 +211,7 @@ def backend_for(device: DeviceLike) -> Backend:
     return backend
 
 
-def backend_of_native(obj: Any) -> Optional[Backend]:
+def backend_of_native(obj: Any) -> Backend | None:
     """The backend whose native array type ``obj`` is, or None."""
     if type(obj) is np.ndarray:
         return _registry()["cpu"]

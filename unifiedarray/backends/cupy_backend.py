@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -71,11 +71,11 @@ class CuPyBackend(Backend):
     def __init__(self) -> None:
         super().__init__()
         self._count = 0
-        self._staging: Optional[list[np.ndarray]] = None
+        self._staging: list[np.ndarray] | None = None
         self._staging_lock = threading.Lock()
         self._copy_streams: dict[int, Any] = {}  # per device, for non-blocking uploads
 
-    def _probe(self) -> Optional[str]:
+    def _probe(self) -> str | None:
         try:
             import cupy
         except ImportError:
@@ -246,7 +246,7 @@ class CuPyBackend(Backend):
         cupy.cuda.Device(device.index).synchronize()  # every stream's work, not only the current one
 
 
-def pinned_zeros(shape: tuple[int, ...], dtype: np.dtype) -> Optional[np.ndarray]:
+def pinned_zeros(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray | None:
     """A zeroed host array in page-locked memory, or None without CUDA.
 
     Uses CuPy's pinned memory pool, so repeated pinned allocations are cheap.

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import platform
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -30,8 +30,21 @@ _MX_TO_NP: dict[Any, np.dtype] = {}
 
 
 def _build_dtype_tables(mx: Any) -> None:
-    for name in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                 "float16", "float32", "float64", "complex64"):
+    for name in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+    ):
         mx_dtype = getattr(mx, "bool_" if name == "bool" else name)
         _NP_TO_MX[np.dtype(name)] = mx_dtype
         _MX_TO_NP[mx_dtype] = np.dtype(name)
@@ -62,7 +75,7 @@ class MLXBackend(Backend):
         self.mx: Any = None
         self.metal = False
 
-    def _probe(self) -> Optional[str]:
+    def _probe(self) -> str | None:
         try:
             import mlx.core as mx
         except ImportError as exc:
@@ -81,7 +94,7 @@ class MLXBackend(Backend):
         return None
 
     @property
-    def metal_reason(self) -> Optional[str]:
+    def metal_reason(self) -> str | None:
         """Why ``.metal`` is unavailable, or None when MLX runs on Metal."""
         if not self.available:
             return self.unavailable_reason

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import platform
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -16,7 +16,7 @@ class NumPyBackend(Backend):
     name = "numpy"
     title = "host (NumPy)"
 
-    def _probe(self) -> Optional[str]:
+    def _probe(self) -> str | None:
         return None
 
     def devices(self) -> list[Device]:

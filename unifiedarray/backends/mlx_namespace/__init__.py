@@ -152,8 +152,7 @@ HOST_FALLBACKS: list[str] = [
     "repeat with an array of repeats: data-dependent shape (moves the repeats down and a gather "
     "index up; the gather runs in MLX)",
     "linalg.cholesky, det, inv, qr, slogdet, solve for complex64: MLX has no complex kernels",
-    "indices given as host data (a list or NumPy array in getitem, setitem or take): "
-    "the index moves to MLX",
+    "indices given as host data (a list or NumPy array in getitem, setitem or take): the index moves to MLX",
 ]
 
 #: Where this namespace refuses (``TypeError`` naming mlx, dtype and operation).
@@ -172,7 +171,7 @@ nan = _math.nan
 pi = _math.pi
 newaxis = None
 
-bool = _np.dtype("bool")  # noqa: A001
+bool = _np.dtype("bool")
 int8 = _np.dtype("int8")
 int16 = _np.dtype("int16")
 int32 = _np.dtype("int32")
@@ -229,12 +228,12 @@ def can_cast(from_: _Any, to: _Any, /) -> _builtins.bool:
     return _builtins.bool(_compat.can_cast(_dtype_arg(from_), _dtype_arg(to)))
 
 
-def finfo(type: _Any, /) -> _Any:  # noqa: A002
+def finfo(type: _Any, /) -> _Any:
     """Array API ``finfo`` (NumPy's)."""
     return _compat.finfo(_dtype_arg(type))
 
 
-def iinfo(type: _Any, /) -> _Any:  # noqa: A002
+def iinfo(type: _Any, /) -> _Any:
     """Array API ``iinfo`` (NumPy's)."""
     return _compat.iinfo(_dtype_arg(type))
 
@@ -305,6 +304,4 @@ for _name in list(globals()):
         globals()[_name] = _empty_safe(_fn)
 del _name, _fn
 
-__all__ = sorted(
-    [n for n in globals() if not n.startswith("_") and n not in ("annotations",)]
-)
+__all__ = sorted([n for n in globals() if not n.startswith("_") and n not in ("annotations",)])

@@ -17,7 +17,8 @@ import contextlib
 import functools
 import operator
 import warnings
-from typing import Any, Callable, Iterable, Sequence, TypeVar, Union
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import array_api_compat.numpy as _compat
 import mlx.core as mx
@@ -30,9 +31,7 @@ _NAMES = (
     "float16", "float32", "float64", "complex64",
 )  # fmt: skip
 
-_NP_TO_MX: dict[np.dtype, mx.Dtype] = {
-    np.dtype(n): getattr(mx, "bool_" if n == "bool" else n) for n in _NAMES
-}
+_NP_TO_MX: dict[np.dtype, mx.Dtype] = {np.dtype(n): getattr(mx, "bool_" if n == "bool" else n) for n in _NAMES}
 _MX_TO_NP: dict[mx.Dtype, np.dtype] = {v: k for k, v in _NP_TO_MX.items()}
 
 BOOL = np.dtype("bool")
@@ -110,8 +109,11 @@ def check_holdable(op: str, dtype: np.dtype) -> mx.Dtype:
     try:
         return _NP_TO_MX[dtype]
     except KeyError:
-        raise refuse(op, dtype, "mlx has no such dtype (no complex128); move the data to "
-                     "another device or convert it explicitly first") from None
+        raise refuse(
+            op,
+            dtype,
+            "mlx has no such dtype (no complex128); move the data to another device or convert it explicitly first",
+        ) from None
 
 
 # -- the dtype oracle -------------------------------------------------------------------
@@ -368,7 +370,7 @@ def normalize_axis(axis: int, ndim: int, op: str = "") -> int:
     return axis % ndim if ndim else 0
 
 
-def normalize_axes(axis: Union[None, int, Sequence[int]], ndim: int, op: str = "") -> tuple[int, ...]:
+def normalize_axes(axis: int | Sequence[int] | None, ndim: int, op: str = "") -> tuple[int, ...]:
     """``axis`` (None, an int, or a tuple) as a sorted tuple of non-negative
     axes; duplicates are an error."""
     if axis is None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import builtins
 import math
 import operator
-from typing import Any, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any, Union
 
 import mlx.core as mx
 import numpy as np
@@ -18,17 +19,17 @@ import numpy as np
 from ._core import (
     BOOL,
     COMPLEX64,
-    FLOAT64,
-    cast,
-    cpu_if,
     DEFAULT_COMPLEX,
     DEFAULT_FLOAT,
     DEFAULT_INT,
+    FLOAT64,
     Array,
     as_np_dtype,
+    cast,
     check_holdable,
     common_dtype,
     contiguous,
+    cpu_if,
     dtype_of,
     float64_on_cpu,
     fresh,
@@ -125,9 +126,7 @@ def full_like(x: Array, /, fill_value: Any, *, dtype: Any = None, device: Any = 
     return full(x.shape, fill_value, dtype=_like_dtype(x, dtype))
 
 
-def eye(
-    n_rows: int, n_cols: Optional[int] = None, /, *, k: int = 0, dtype: Any = None, device: Any = None
-) -> Array:
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, device: Any = None) -> Array:
     """Array API ``eye``."""
     dt, mdt = _dtype(dtype, DEFAULT_FLOAT, "eye")
     n = operator.index(n_rows)
@@ -145,10 +144,10 @@ _INT62 = 2**62
 
 
 def arange(
-    start: Union[int, float],
+    start: int | float,
     /,
-    stop: Optional[Union[int, float]] = None,
-    step: Union[int, float] = 1,
+    stop: int | float | None = None,
+    step: int | float = 1,
     *,
     dtype: Any = None,
     device: Any = None,
@@ -178,8 +177,8 @@ def arange(
 
 
 def linspace(
-    start: Union[int, float, complex],
-    stop: Union[int, float, complex],
+    start: int | float | complex,
+    stop: int | float | complex,
     /,
     num: int,
     *,
@@ -261,9 +260,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> tuple[Array, ...]:
     return tuple(out)
 
 
-def asarray(
-    obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Optional[bool] = None
-) -> Array:
+def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | None = None) -> Array:
     """Array API ``asarray``.
 
     An MLX array comes back as is (``copy=None`` or ``False``) or as a new
@@ -303,7 +300,7 @@ def _has_mx(obj: Any) -> bool:
     return isinstance(obj, (list, tuple)) and builtins.any(_has_mx(o) for o in obj)
 
 
-def _stack_nested(obj: Any, dt: Optional[np.dtype]) -> Array:
+def _stack_nested(obj: Any, dt: np.dtype | None) -> Array:
     parts = [_stack_nested(o, None) if isinstance(o, (list, tuple)) else asarray(o) for o in obj]
     target = dt or common_dtype(*parts)
     with cpu_if(target):

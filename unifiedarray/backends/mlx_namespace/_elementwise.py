@@ -28,7 +28,8 @@ from __future__ import annotations
 import contextlib
 import math
 import operator
-from typing import Any, Callable, NamedTuple, Optional
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import mlx.core as mx
 import numpy as np
@@ -285,7 +286,9 @@ def _logical(fn: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Ar
     return lambda a, b: fn(_as_bool(a), _as_bool(b))
 
 
-def _bitwise(fn: Callable[[Array, Array], Array], logical: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
+def _bitwise(
+    fn: Callable[[Array, Array], Array], logical: Callable[[Array, Array], Array]
+) -> Callable[[Array, Array], Array]:
     return lambda a, b: logical(a, b) if a.dtype == mx.bool_ else fn(a, b)
 
 
@@ -525,7 +528,7 @@ for _name, _impl2 in BINARY.items():
 del _name, _impl, _impl2
 
 
-def clip(x: Array, /, min: Optional[Any] = None, max: Optional[Any] = None) -> Array:
+def clip(x: Array, /, min: Any | None = None, max: Any | None = None) -> Array:
     """Array API ``clip``: the result keeps ``x``'s dtype; NaN in ``x``,
     ``min`` or ``max`` gives NaN."""
     require_array(x, "clip")
@@ -534,7 +537,7 @@ def clip(x: Array, /, min: Optional[Any] = None, max: Optional[Any] = None) -> A
         return _clip(x, min, max)
 
 
-def _clip(x: Array, min: Optional[Any], max: Optional[Any]) -> Array:
+def _clip(x: Array, min: Any | None, max: Any | None) -> Array:
     dt = dtype_of(x)
     if dt.kind == "c":
         raise TypeError("mlx clip: complex input is not ordered")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import builtins
 import operator
-from typing import Any, Optional
+from typing import Any
 
 import mlx.core as mx
 import numpy as np
@@ -71,7 +71,7 @@ def _dims_used(k: Any) -> int:
     return 1
 
 
-def _check_key(shape: tuple[int, ...], key: tuple, op: str) -> list[Optional[int]]:
+def _check_key(shape: tuple[int, ...], key: tuple, op: str) -> list[int | None]:
     """Validate ``key`` against ``shape``; return, for each entry, the axis
     of ``x`` it indexes (None for entries that index no axis)."""
     ndim = len(shape)
@@ -80,7 +80,7 @@ def _check_key(shape: tuple[int, ...], key: tuple, op: str) -> list[Optional[int
     used = sum(_dims_used(k) for k in key)
     if used > ndim:
         raise IndexError(f"mlx {op}: too many indices: array is {ndim}-dimensional, but {used} were indexed")
-    axes: list[Optional[int]] = []
+    axes: list[int | None] = []
     pos = 0
     for k in key:
         if k is Ellipsis:
@@ -127,7 +127,7 @@ def _safe_int_index(k: Array, n: int) -> Array:
     return mx.minimum(k, n - 1)
 
 
-def _prepare(x: Array, key: Any, op: str) -> tuple[tuple, list[Optional[int]]]:
+def _prepare(x: Array, key: Any, op: str) -> tuple[tuple, list[int | None]]:
     tkey = _as_key_tuple(key)
     axes = _check_key(tuple(x.shape), tkey, op)
     fixed = []
@@ -236,7 +236,7 @@ def _masked_update(x: Array, mask: Array, v: Array) -> Array:
 
 
 @float64_on_cpu
-def take(x: Array, indices: Any, /, *, axis: Optional[int] = None) -> Array:
+def take(x: Array, indices: Any, /, *, axis: int | None = None) -> Array:
     """Array API ``take`` (negative indices count from the end)."""
     require_array(x, "take")
     if axis is None:

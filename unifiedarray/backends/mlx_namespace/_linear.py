@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import operator
-from typing import Sequence, Union
+from collections.abc import Sequence
 
 import mlx.core as mx
 import numpy as np
@@ -91,9 +91,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         return out
 
 
-def tensordot(
-    x1: Array, x2: Array, /, *, axes: Union[int, tuple[Sequence[int], Sequence[int]]] = 2
-) -> Array:
+def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array:
     """Array API ``tensordot``, as a transpose, a reshape and a ``matmul``."""
     a, b, dt = _promote_pair(x1, x2, "tensordot")
     if isinstance(axes, (int, np.integer)):

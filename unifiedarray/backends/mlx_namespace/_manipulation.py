@@ -9,7 +9,8 @@ a new handle.
 from __future__ import annotations
 
 import operator
-from typing import Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Union
 
 import mlx.core as mx
 import numpy as np
@@ -72,7 +73,7 @@ def _check_arrays(arrays: Sequence[Array], op: str) -> None:
         require_array(a, op)
 
 
-def concat(arrays: Sequence[Array], /, *, axis: Optional[int] = 0) -> Array:
+def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
     """Array API ``concat``; dtypes promote."""
     arrays = list(arrays)
     _check_arrays(arrays, "concat")
@@ -98,7 +99,7 @@ def expand_dims(x: Array, /, axis: Axes) -> Array:
 
 
 @float64_on_cpu
-def flip(x: Array, /, *, axis: Optional[Axes] = None) -> Array:
+def flip(x: Array, /, *, axis: Axes | None = None) -> Array:
     """Array API ``flip``."""
     require_array(x, "flip")
     axes = normalize_axes(axis, x.ndim, "flip")
@@ -136,7 +137,7 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
 
 
 @float64_on_cpu
-def repeat(x: Array, repeats: Union[int, Array], /, *, axis: Optional[int] = None) -> Array:
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
     """Array API ``repeat``.  An array of repeats makes the output size
     depend on data: the repeats are read on the host (counted) to build a
     gather index, and the gather runs in MLX."""
@@ -166,7 +167,7 @@ def repeat(x: Array, repeats: Union[int, Array], /, *, axis: Optional[int] = Non
 
 
 @float64_on_cpu
-def reshape(x: Array, /, shape: tuple[int, ...], *, copy: Optional[bool] = None) -> Array:
+def reshape(x: Array, /, shape: tuple[int, ...], *, copy: bool | None = None) -> Array:
     """Array API ``reshape``.  ``copy`` is accepted: no MLX array aliases
     another observably, so every result behaves as a copy and none needs one."""
     require_array(x, "reshape")
@@ -176,7 +177,7 @@ def reshape(x: Array, /, shape: tuple[int, ...], *, copy: Optional[bool] = None)
 
 
 @float64_on_cpu
-def roll(x: Array, /, shift: Axes, *, axis: Optional[Axes] = None) -> Array:
+def roll(x: Array, /, shift: Axes, *, axis: Axes | None = None) -> Array:
     """Array API ``roll``."""
     require_array(x, "roll")
     if axis is None:

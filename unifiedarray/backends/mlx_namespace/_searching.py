@@ -9,7 +9,8 @@ search in MLX.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any, Literal, NamedTuple
 
 import mlx.core as mx
 import numpy as np
@@ -77,7 +78,7 @@ def _not_complex(x: Array, op: str) -> None:
 # -- searching ------------------------------------------------------------------------------
 
 
-def _arg_reduce(fn: Any, x: Array, axis: Optional[int], keepdims: bool, op: str) -> Array:
+def _arg_reduce(fn: Any, x: Array, axis: int | None, keepdims: bool, op: str) -> Array:
     require_array(x, op)
     _not_complex(x, op)
     if x.size == 0:
@@ -93,21 +94,19 @@ def _arg_reduce(fn: Any, x: Array, axis: Optional[int], keepdims: bool, op: str)
 
 
 @float64_on_cpu
-def argmax(x: Array, /, *, axis: Optional[int] = None, keepdims: bool = False) -> Array:
+def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Array API ``argmax`` (int64 indices; the first NaN wins, as in NumPy)."""
     return _arg_reduce(mx.argmax, x, axis, keepdims, "argmax")
 
 
 @float64_on_cpu
-def argmin(x: Array, /, *, axis: Optional[int] = None, keepdims: bool = False) -> Array:
+def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Array API ``argmin`` (int64 indices; the first NaN wins, as in NumPy)."""
     return _arg_reduce(mx.argmin, x, axis, keepdims, "argmin")
 
 
 @float64_on_cpu
-def count_nonzero(
-    x: Array, /, *, axis: Optional[Union[int, tuple[int, ...]]] = None, keepdims: bool = False
-) -> Array:
+def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Array:
     """Array API ``count_nonzero`` (int64)."""
     require_array(x, "count_nonzero")
     axes = normalize_axes(axis, x.ndim, "count_nonzero")
@@ -135,7 +134,7 @@ def searchsorted(
     /,
     *,
     side: Literal["left", "right"] = "left",
-    sorter: Optional[Array] = None,
+    sorter: Array | None = None,
 ) -> Array:
     """Array API ``searchsorted`` (int64; NaNs sort last, as in NumPy)."""
     require_array(x1, "searchsorted")

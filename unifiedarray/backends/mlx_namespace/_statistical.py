@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, Callable, Optional, Union
+from collections.abc import Callable
+from typing import Any, Optional
 
 import mlx.core as mx
 
@@ -31,7 +32,7 @@ from ._core import (
     scalar,
 )
 
-Axis = Optional[Union[int, tuple[int, ...]]]
+Axis = Optional[int | tuple[int, ...]]
 
 
 def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
@@ -68,7 +69,7 @@ def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, d
         return res if res.dtype == mdt else res.astype(mdt)
 
 
-def sum(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:  # noqa: A001
+def sum(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
     """Array API ``sum`` (integers sum in int64/uint64 unless ``dtype``)."""
     return _accumulate("sum", mx.sum, x, axis, dtype, keepdims)
 
@@ -83,7 +84,7 @@ def mean(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     return _accumulate("mean", mx.mean, x, axis, None, keepdims)
 
 
-def _variance(name: str, x: Array, axis: Axis, correction: Union[int, float], keepdims: bool) -> Array:
+def _variance(name: str, x: Array, axis: Axis, correction: int | float, keepdims: bool) -> Array:
     require_array(x, name)
     out = result_dtype(name, x)
     check_holdable(name, out)
@@ -119,12 +120,12 @@ def _variance(name: str, x: Array, axis: Axis, correction: Union[int, float], ke
         return mx.sqrt(v) if name == "std" else v
 
 
-def var(x: Array, /, *, axis: Axis = None, correction: Union[int, float] = 0.0, keepdims: bool = False) -> Array:
+def var(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
     """Array API ``var`` (divides by ``max(N - correction, 0)``)."""
     return _variance("var", x, axis, correction, keepdims)
 
 
-def std(x: Array, /, *, axis: Axis = None, correction: Union[int, float] = 0.0, keepdims: bool = False) -> Array:
+def std(x: Array, /, *, axis: Axis = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
     """Array API ``std``."""
     return _variance("std", x, axis, correction, keepdims)
 
@@ -144,18 +145,18 @@ def _extreme(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, keep
         return reduce(x, axis=list(axes), keepdims=keepdims)
 
 
-def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+def max(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Array API ``max`` (NaN propagates)."""
     return _extreme("max", mx.max, x, axis, keepdims)
 
 
-def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+def min(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Array API ``min`` (NaN propagates)."""
     return _extreme("min", mx.min, x, axis, keepdims)
 
 
 def _cumulative(
-    name: str, scan: Callable[..., Array], identity: int, x: Array, axis: Optional[int], dtype: Any, include_initial: bool
+    name: str, scan: Callable[..., Array], identity: int, x: Array, axis: int | None, dtype: Any, include_initial: bool
 ) -> Array:
     require_array(x, name)
     if axis is None:
@@ -177,17 +178,13 @@ def _cumulative(
 
 
 @float64_on_cpu
-def cumulative_sum(
-    x: Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False
-) -> Array:
+def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False) -> Array:
     """Array API ``cumulative_sum``."""
     return _cumulative("cumulative_sum", mx.cumsum, 0, x, axis, dtype, include_initial)
 
 
 @float64_on_cpu
-def cumulative_prod(
-    x: Array, /, *, axis: Optional[int] = None, dtype: Any = None, include_initial: bool = False
-) -> Array:
+def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: Any = None, include_initial: bool = False) -> Array:
     """Array API ``cumulative_prod``."""
     return _cumulative("cumulative_prod", mx.cumprod, 1, x, axis, dtype, include_initial)
 
@@ -204,20 +201,20 @@ def _truth(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, keepdi
 
 
 @float64_on_cpu
-def all(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+def all(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Array API ``all`` (NaN counts as true)."""
     return _truth("all", mx.all, x, axis, keepdims)
 
 
 @float64_on_cpu
-def any(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:  # noqa: A001
+def any(x: Array, /, *, axis: Axis = None, keepdims: bool = False) -> Array:
     """Array API ``any`` (NaN counts as true)."""
     return _truth("any", mx.any, x, axis, keepdims)
 
 
 @float64_on_cpu
 def diff(
-    x: Array, /, *, axis: int = -1, n: int = 1, prepend: Optional[Array] = None, append: Optional[Array] = None
+    x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | None = None, append: Array | None = None
 ) -> Array:
     """Array API ``diff`` (booleans differ by ``!=``, as in NumPy)."""
     require_array(x, "diff")

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, Callable, Literal, Optional, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 import mlx.core as mx
 import numpy as np
@@ -23,9 +24,9 @@ from ._core import (
     Array,
     as_np_dtype,
     check_holdable,
-    empty_safe,
     cpu_if,
     dtype_of,
+    empty_safe,
     float64_on_cpu,
     normalize_axis,
     refuse,
@@ -35,8 +36,20 @@ from ._core import (
 from ._manipulation import roll as _roll
 
 __all__ = [
-    "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
-    "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+    "fft",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "ifft",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "irfft",
+    "irfftn",
+    "rfft",
+    "rfftfreq",
+    "rfftn",
 ]  # fmt: skip
 
 Norm = Literal["backward", "ortho", "forward"]
@@ -50,8 +63,7 @@ def _prepare(x: Array, name: str, real_input: bool) -> tuple[Array, np.dtype]:
     out = result_dtype(f"fft.{name}", x)
     src = dtype_of(x)
     if src not in _SINGLE:
-        raise refuse(f"fft.{name}", src, "mlx transforms in complex64 only; this dtype's transform "
-                     "needs complex128")
+        raise refuse(f"fft.{name}", src, "mlx transforms in complex64 only; this dtype's transform needs complex128")
     check_holdable(f"fft.{name}", out)
     return x.astype(mx.float32 if real_input else mx.complex64), out
 
@@ -74,7 +86,7 @@ def _finish(y: Array, out: np.dtype) -> Array:
 
 
 def _one(name: str, mlx_fn: Callable[..., Array], real_input: bool, inverse: bool, c2r: bool) -> Callable[..., Array]:
-    def fn(x: Array, /, *, n: Optional[int] = None, axis: int = -1, norm: Norm = "backward") -> Array:
+    def fn(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
         xc, out = _prepare(x, name, real_input)
         ax = normalize_axis(axis, xc.ndim, name)
         if n is not None and operator.index(n) < 1:
@@ -90,7 +102,7 @@ def _one(name: str, mlx_fn: Callable[..., Array], real_input: bool, inverse: boo
 
 def _many(name: str, mlx_fn: Callable[..., Array], real_input: bool, inverse: bool, c2r: bool) -> Callable[..., Array]:
     def fn(
-        x: Array, /, *, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = "backward"
+        x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: Norm = "backward"
     ) -> Array:
         xc, out = _prepare(x, name, real_input)
         if axes is None:
@@ -125,7 +137,7 @@ rfftn = _many("rfftn", mx.fft.rfftn, True, False, False)
 irfftn = _many("irfftn", mx.fft.irfftn, False, True, True)
 
 
-def hfft(x: Array, /, *, n: Optional[int] = None, axis: int = -1, norm: Norm = "backward") -> Array:
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Array API ``fft.hfft``: the real spectrum of a Hermitian signal,
     ``irfft(conj(x))`` with the normalisation swapped (as NumPy)."""
     require_array(x, "hfft")
@@ -135,7 +147,7 @@ def hfft(x: Array, /, *, n: Optional[int] = None, axis: int = -1, norm: Norm = "
     return _finish(y, out)
 
 
-def ihfft(x: Array, /, *, n: Optional[int] = None, axis: int = -1, norm: Norm = "backward") -> Array:
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
     """Array API ``fft.ihfft``: ``conj(rfft(x))`` with the normalisation
     swapped (as NumPy)."""
     require_array(x, "ihfft")
@@ -176,7 +188,7 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: Any = None
         return out if out.dtype == mdt else out.astype(mdt)
 
 
-def _shift(x: Array, axes: Optional[Union[int, Sequence[int]]], inverse: bool, name: str) -> Array:
+def _shift(x: Array, axes: int | Sequence[int] | None, inverse: bool, name: str) -> Array:
     require_array(x, name)
     if axes is None:
         axes_t = tuple(range(x.ndim))
@@ -191,13 +203,13 @@ def _shift(x: Array, axes: Optional[Union[int, Sequence[int]]], inverse: bool, n
 
 
 @float64_on_cpu
-def fftshift(x: Array, /, *, axes: Optional[Union[int, Sequence[int]]] = None) -> Array:
+def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Array API ``fft.fftshift``."""
     return _shift(x, axes, False, "fftshift")
 
 
 @float64_on_cpu
-def ifftshift(x: Array, /, *, axes: Optional[Union[int, Sequence[int]]] = None) -> Array:
+def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Array API ``fft.ifftshift``."""
     return _shift(x, axes, True, "ifftshift")
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 import builtins
 import math
 import operator
-from typing import Any, Callable, NamedTuple, Optional, Union
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import mlx.core as mx
 import numpy as np
@@ -32,9 +33,9 @@ from ._core import (
     Array,
     cast,
     check_holdable,
-    empty_safe,
     common_dtype,
     dtype_of,
+    empty_safe,
     from_host,
     normalize_axes,
     normalize_axis,
@@ -209,8 +210,12 @@ def _eig_input(x: Array, op: str) -> Array:
     x = _inexact(x, op)
     _square(x, op)
     if x.dtype == mx.float64:
-        raise refuse(f"linalg.{op}", FLOAT64, "the result would be complex128, which mlx cannot hold; "
-                     "use float32 input (complex64 result) or another device")
+        raise refuse(
+            f"linalg.{op}",
+            FLOAT64,
+            "the result would be complex128, which mlx cannot hold; "
+            "use float32 input (complex64 result) or another device",
+        )
     return x
 
 
@@ -300,7 +305,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
 
 
 @on_cpu
-def pinv(x: Array, /, *, rtol: Optional[Union[float, Array]] = None) -> Array:
+def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Array API ``linalg.pinv``: singular values at most ``rtol`` times the
     largest are dropped (default ``max(M, N) * eps``)."""
     x = _inexact(x, "pinv")
@@ -325,7 +330,7 @@ def _relative_cutoff(s: Array, rtol: Any, size: int, dt: np.dtype) -> Array:
 
 
 @on_cpu
-def matrix_rank(x: Array, /, *, rtol: Optional[Union[float, Array]] = None) -> Array:
+def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Array API ``linalg.matrix_rank`` (int64)."""
     x = _inexact(x, "matrix_rank")
     _matrices(x, "matrix_rank")
@@ -363,9 +368,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
 
 
 @on_cpu
-def matrix_norm(
-    x: Array, /, *, keepdims: bool = False, ord: Optional[Union[int, float, str]] = "fro"
-) -> Array:
+def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str | None = "fro") -> Array:
     """Array API ``linalg.matrix_norm`` ('fro', 'nuc', 1, -1, 2, -2, inf, -inf)."""
     x = _inexact(x, "matrix_norm")
     _matrices(x, "matrix_norm")
@@ -395,9 +398,9 @@ def vector_norm(
     x: Array,
     /,
     *,
-    axis: Optional[Union[int, tuple[int, ...]]] = None,
+    axis: int | tuple[int, ...] | None = None,
     keepdims: bool = False,
-    ord: Union[int, float] = 2,
+    ord: int | float = 2,
 ) -> Array:
     """Array API ``linalg.vector_norm`` (any real ``ord``, inf and -inf)."""
     x = _inexact(x, "vector_norm")
@@ -487,8 +490,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
 # empty input to one of them is computed on the host, counted (it moves no
 # bytes, but the move is still recorded).
 _FACTORISATIONS = (
-    "cholesky det eig eigh eigvals eigvalsh inv matrix_norm matrix_power matrix_rank pinv qr "
-    "slogdet solve svd svdvals"
+    "cholesky det eig eigh eigvals eigvalsh inv matrix_norm matrix_power matrix_rank pinv qr slogdet solve svd svdvals"
 ).split()
 
 
