@@ -5,6 +5,10 @@ on a lazy-sync buffer that keeps a host copy and device copies (CuPy on
 CUDA, MLX on Apple Metal or Linux), knows which copy is current, and moves
 data only when a stale copy is read.
 
+Every public name below is a real definition in one of the namespace's
+chapters (``_elementwise``, ``_statistical``, ...), so editors and type
+checkers see the whole namespace.
+
 Example
 -------
 >>> import unifiedarray as xp
@@ -17,8 +21,10 @@ True
 
 from __future__ import annotations
 
+import builtins as _builtins
 from typing import Any
 
+import array_api_compat as _array_api_compat
 import numpy as _np
 
 from . import fft, linalg
@@ -43,23 +49,153 @@ from ._creation import (
     zeros,
     zeros_like,
 )
+from ._data_types import astype, broadcast_shapes, can_cast, finfo, iinfo, isdtype, result_type
 from ._devices import Device
-from ._functions import astype, broadcast_shapes, can_cast, finfo, iinfo, isdtype, result_type
-from ._functions import build as _build
+from ._elementwise import (
+    abs,
+    acos,
+    acosh,
+    add,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    ceil,
+    clip,
+    conj,
+    copysign,
+    cos,
+    cosh,
+    divide,
+    equal,
+    exp,
+    expm1,
+    floor,
+    floor_divide,
+    greater,
+    greater_equal,
+    hypot,
+    imag,
+    isfinite,
+    isinf,
+    isnan,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    nextafter,
+    not_equal,
+    positive,
+    pow,
+    real,
+    reciprocal,
+    remainder,
+    round,
+    sign,
+    signbit,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    subtract,
+    tan,
+    tanh,
+    trunc,
+)
+from ._indexing import (
+    take,
+    take_along_axis,
+)
 from ._info import __array_namespace_info__
 from ._ledger import TransferLedger, TransferRecord, track_transfers
 from ._ledger import totals as transfer_totals
+from ._linear_algebra import (
+    matmul,
+    matrix_transpose,
+    tensordot,
+    vecdot,
+)
+from ._manipulation import (
+    broadcast_arrays,
+    broadcast_to,
+    concat,
+    expand_dims,
+    flip,
+    moveaxis,
+    permute_dims,
+    repeat,
+    reshape,
+    roll,
+    squeeze,
+    stack,
+    tile,
+    unstack,
+)
 from ._policy import TransferError, default_device, get_default_device, set_default_device, transfer_guard
 from ._pool import MemoryPool, OutOfMemoryError, get_memory_pool
+from ._searching import (
+    argmax,
+    argmin,
+    count_nonzero,
+    nonzero,
+    searchsorted,
+    where,
+)
+from ._set import (
+    UniqueAllResult,
+    UniqueCountsResult,
+    UniqueInverseResult,
+    isin,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+)
+from ._sorting import (
+    argsort,
+    sort,
+)
+from ._statistical import (
+    cumulative_prod,
+    cumulative_sum,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
 from ._streaming import prefetch
+from ._utility import (
+    all,
+    any,
+    diff,
+)
+from ._version import __version__
 
-__version__ = "0.1.0"
 __array_api_version__ = "2025.12"
 
-_build(globals())
-
 # -- data types: NumPy's dtype objects, so that dtype.kind and np.dtype(x.dtype) work
-bool = _np.dtype("bool")  # the standard's name
+bool = _np.dtype("bool")  # noqa: A001  # the standard's name
 int8 = _np.dtype("int8")
 int16 = _np.dtype("int16")
 int32 = _np.dtype("int32")
@@ -91,12 +227,192 @@ def get_namespace(*arrays: Any) -> Any:
     >>> xp.get_namespace(xp.ones(1)) is xp
     True
     """
-    if arrays and all(type(a) is UnifiedArray for a in arrays):
+    if arrays and _builtins.all(type(a) is UnifiedArray for a in arrays):
         return arrays[0].__array_namespace__()
-    import array_api_compat
-
-    return array_api_compat.array_namespace(*arrays)
+    return _array_api_compat.array_namespace(*arrays)
 
 
-__all__ = sorted(n for n, v in list(globals().items()) if not n.startswith("_") and n not in ("annotations", "Any"))
-from . import _interop  # noqa: F401  (installs the protocols on UnifiedArray)
+__all__ = [
+    "__array_api_version__",
+    "__array_namespace_info__",
+    "__version__",
+    "abs",
+    "Accelerator",
+    "acos",
+    "acosh",
+    "add",
+    "all",
+    "any",
+    "arange",
+    "argmax",
+    "argmin",
+    "argsort",
+    "asarray",
+    "asin",
+    "asinh",
+    "astype",
+    "atan",
+    "atan2",
+    "atanh",
+    "bitwise_and",
+    "bitwise_invert",
+    "bitwise_left_shift",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "bool",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "broadcast_to",
+    "BufferState",
+    "can_cast",
+    "ceil",
+    "clip",
+    "complex128",
+    "complex64",
+    "concat",
+    "conj",
+    "copysign",
+    "cos",
+    "cosh",
+    "count_nonzero",
+    "cumulative_prod",
+    "cumulative_sum",
+    "default_device",
+    "Device",
+    "diff",
+    "divide",
+    "e",
+    "empty",
+    "empty_like",
+    "equal",
+    "exp",
+    "expand_dims",
+    "expm1",
+    "eye",
+    "fft",
+    "finfo",
+    "flip",
+    "float32",
+    "float64",
+    "floor",
+    "floor_divide",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "get_accelerator",
+    "get_default_device",
+    "get_memory_pool",
+    "get_namespace",
+    "greater",
+    "greater_equal",
+    "hypot",
+    "iinfo",
+    "imag",
+    "inf",
+    "int16",
+    "int32",
+    "int64",
+    "int8",
+    "isdtype",
+    "isin",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "less",
+    "less_equal",
+    "linalg",
+    "linspace",
+    "list_devices",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logaddexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "matmul",
+    "matrix_transpose",
+    "max",
+    "maximum",
+    "mean",
+    "MemoryPool",
+    "meshgrid",
+    "min",
+    "minimum",
+    "moveaxis",
+    "multiply",
+    "nan",
+    "negative",
+    "newaxis",
+    "nextafter",
+    "nonzero",
+    "not_equal",
+    "ones",
+    "ones_like",
+    "OutOfMemoryError",
+    "permute_dims",
+    "pi",
+    "positive",
+    "pow",
+    "prefetch",
+    "prod",
+    "real",
+    "reciprocal",
+    "remainder",
+    "repeat",
+    "reshape",
+    "result_type",
+    "roll",
+    "round",
+    "searchsorted",
+    "set_default_device",
+    "sign",
+    "signbit",
+    "sin",
+    "sinh",
+    "sort",
+    "sqrt",
+    "square",
+    "squeeze",
+    "stack",
+    "std",
+    "subtract",
+    "sum",
+    "take",
+    "take_along_axis",
+    "tan",
+    "tanh",
+    "tensordot",
+    "tile",
+    "track_transfers",
+    "transfer_guard",
+    "transfer_totals",
+    "TransferError",
+    "TransferLedger",
+    "TransferRecord",
+    "tril",
+    "triu",
+    "trunc",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uint8",
+    "UnifiedArray",
+    "UnifiedBuffer",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
+    "UniqueAllResult",
+    "UniqueCountsResult",
+    "UniqueInverseResult",
+    "unstack",
+    "var",
+    "vecdot",
+    "where",
+    "zeros",
+    "zeros_like",
+]

@@ -1,16 +1,14 @@
 """``UnifiedArray``: an Array API array on the lazy-sync buffer.
 
 An array is a buffer (:class:`~unifiedarray.UnifiedBuffer`) plus, for a
-view, the chain of basic indices that selects it from the buffer.  Its
-``device`` is the buffer's placement: every operation runs through the
-Array API namespace of that device ("compute follows data"), on that
+view, the chain of links that selects it from the buffer
+(:mod:`unifiedarray._views`).  Its ``device`` is the buffer's placement:
+every operation runs on that device ("compute follows data"), on that
 device's copy, which the buffer brings up to date first if it is stale.
 
-Views (basic slicing) share the buffer, so a write through any view is a
-write on the buffer and every other view sees it, on every backend: on NumPy
-and CuPy the view is a real view of the copy; on MLX, whose slices are
-copies, a write through a view is applied to the buffer's MLX copy through
-the same chain of indices.
+Every dunder and method is written out below; each is one line that hands
+the call to the one dispatch (:mod:`unifiedarray._dispatch`) or to the
+protocols in :mod:`unifiedarray._interop`.
 
 Example
 -------
@@ -24,372 +22,18 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
-from ._buffer import UnifiedBuffer, adopt
-from ._devices import CPU, MLX, Device, DeviceLike
-from ._ledger import transfer
-from ._policy import choose_device, get_default_device
-from .backends import backend_for, backend_of_native, contiguous
+from ._buffer import UnifiedBuffer
+from ._devices import CPU, Device, DeviceLike
 
-__all__ = ["UnifiedArray"]
+__all__ = ["API_VERSIONS", "UnifiedArray"]
 
-_PY_SCALARS = (bool, int, float, complex)
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _SCALAR_REASONS = {k: f"UnifiedArray.{k}" for k in ("__bool__", "__int__", "__float__", "__complex__", "__index__")}
-_BASIC_TYPES = (int, slice, type(Ellipsis), type(None))
-
-# Per-device compute namespaces, looked up on every operation.
-_NS: dict[Device, Any] = {}
-
-
-def namespace_for(dev: Device) -> Any:
-    ns = _NS.get(dev)
-    if ns is None:
-        ns = _NS[dev] = backend_for(dev).namespace(dev)
-    return ns
-
-
-_MX: list = [None]  # mlx.core, imported on first MLX result
-
-
-def _mx() -> Any:
-    if _MX[0] is None:
-        import mlx.core as mx
-
-        _MX[0] = mx
-    return _MX[0]
-
-
-def _dtype_of_native(native: Any, dev: Device) -> np.dtype:
-    if dev.kind == "mlx":
-        from .backends.mlx_backend import np_dtype
-
-        return np_dtype(native.dtype)
-    return native.dtype
-
-
-def _wrap(native: Any, dev: Device) -> UnifiedArray:
-    """A new array owning ``native`` (already on ``dev``)."""
-    if dev == CPU:
-        if type(native) is not np.ndarray:
-            native = np.asarray(native)  # NumPy returns scalars for 0-d results
-        dtype = native.dtype
-    else:
-        dtype = _dtype_of_native(native, dev)
-        if dev == MLX:
-            # MLX (0.32) evaluates a lazy graph only in the thread that built
-            # it, and an array may be read later from any thread (dask's pool,
-            # a user's workers).  So each result starts evaluating where it
-            # was built, without waiting for it: the caller is not blocked,
-            # and no thread-bound graph escapes.
-            _mx().async_eval(native)
-    return _adopted(native, dev, dtype)
-
-
-def _adopted(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
-    """A new whole array on a new buffer that adopts ``native``, without
-    checks: what _wrap ends in, and what the fast paths (operators, host
-    reductions) call directly."""
-    arr = object.__new__(UnifiedArray)
-    buf = arr._buf = adopt(native, dev, dtype)
-    arr._key = None
-    arr._shape = buf._shape
-    arr._hostview = None
-    return arr
-
-
-def _wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
-    """Wrap whatever a backend function returned: arrays, tuples of arrays
-    (named tuples keep their type), or plain Python values."""
-    if dev == CPU:
-        tres = type(res)
-        if tres is np.ndarray:
-            if inputs and (res.base is not None or any(res is inp for inp in inputs)):
-                for inp in inputs:
-                    if type(inp) is np.ndarray and (res is inp or np.may_share_memory(res, inp)):
-                        res = res.copy()  # see below: no two buffers share memory
-                        break
-            return _wrap(res, dev)
-        if isinstance(res, np.generic):
-            return _adopted(res[...], CPU, res.dtype)  # a 0-d array from a NumPy scalar
-    backend_native = _is_native(res, dev)
-    if backend_native:
-        if inputs and dev != MLX and (getattr(res, "base", None) is not None or any(res is i for i in inputs)):
-            # NumPy and CuPy return views of inputs from reshape, permute_dims
-            # and friends.  Two buffers must never share memory unseen (a
-            # write to one would leave the other's device copies stale), so
-            # such a result gets memory of its own.
-            for inp in inputs:
-                if _is_native(inp, dev) and (res is inp or _may_share(res, inp, dev)):
-                    res = res.copy()
-                    break
-        return _wrap(res, dev)
-    if isinstance(res, tuple):
-        items = [_wrap_result(r, dev, inputs) for r in res]
-        return type(res)(*items) if hasattr(res, "_fields") else tuple(items)
-    if isinstance(res, list):
-        return [_wrap_result(r, dev, inputs) for r in res]
-    if isinstance(res, np.generic):
-        return _wrap(np.asarray(res), CPU) if dev == CPU else res
-    return res
-
-
-def _host_current(x: UnifiedArray) -> np.ndarray | None:
-    """The host copy of a whole array placed on the host, if it is current
-    and nothing is in flight (what a fast path may read directly); else
-    None."""
-    buf = x._buf
-    if x._key is None and buf._placement is CPU and buf._pending is None and CPU in buf._valid:
-        return buf._copies[CPU]
-    return None
-
-
-def _is_native(obj: Any, dev: Device) -> bool:
-    if dev == CPU:
-        return isinstance(obj, (np.ndarray, np.generic))
-    return backend_for(dev).is_native(obj)
-
-
-def _may_share(a: Any, b: Any, dev: Device) -> bool:
-    if dev == CPU:
-        return np.may_share_memory(a, b)
-    if dev == MLX:
-        return False  # MLX arrays are values: a slice or reshape is a new array
-    import cupy
-
-    return cupy.may_share_memory(a, b)
-
-
-def _check_scalar(x: UnifiedArray, value: Any, op: str) -> None:
-    """Python scalars in binary operations, as the 2024.12 standard allows:
-    ``bool`` with any array, ``int`` with numeric arrays, ``float`` with
-    floating arrays, ``complex`` with complex arrays.  Anything else would
-    change the array's dtype kind, so it is an error, not a silent cast."""
-    kind = x._buf._dtype.kind
-    t = type(value)
-    if t is bool or isinstance(value, bool):
-        return
-    if isinstance(value, int):
-        if kind == "b":
-            raise TypeError(f"{op}: Python int {value!r} with a bool array; the Array API does not define this")
-        return
-    if isinstance(value, float):
-        if kind in "fc":
-            return
-    elif isinstance(value, complex):
-        if kind == "c":
-            return
-    else:
-        raise TypeError(f"{op}: expected an array or a Python scalar, got {type(value).__name__}")
-    raise TypeError(
-        f"{op}: Python {type(value).__name__} {value!r} with a {x._buf._dtype.name} array would change "
-        f"the dtype kind; convert with astype first"
-    )
-
-
-def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
-    """``x``'s data as a native array of ``dev``, its buffer synced first if
-    stale (a counted move).  For a view, the view's chain is applied."""
-    buf = x._buf
-    if buf._pending is not None:
-        buf._wait()  # a non-blocking move is still in flight
-    if dev in buf._valid:
-        if dev == MLX:
-            with buf._lock:  # see _write: a writer publishes under the lock
-                base = buf._copies[dev]
-        else:
-            base = buf._copies[dev]
-    else:
-        base = buf._acquire(dev, False, reason)
-    key = x._key
-    if key is None:
-        return base
-    if dev == CPU:
-        view = x._hostview
-        if view is None:
-            view = _follow(_host_ns(), base, key)
-            if _slices_only(key):
-                x._hostview = view  # always a real view of base
-        return view
-    return _follow(namespace_for(dev), base, key)
-
-
-def _follow(ns: Any, arr: Any, chain: tuple) -> Any:
-    """``arr`` (a buffer's native copy) seen through a view's chain."""
-    for k in chain:
-        arr = k.apply(ns, arr) if type(k) in _LINKS else ns.getitem(arr, k)
-    return arr
-
-
-class Reshape(NamedTuple):
-    """A view-chain link: the parent reshaped to ``shape``.  (Links are
-    named tuples so that they compare, hash, pickle and tokenize; anything
-    in a chain whose type is not in ``_LINKS`` is a basic index.)"""
-
-    shape: tuple[int, ...]
-
-    def apply(self, ns: Any, arr: Any) -> Any:
-        return ns.reshape(arr, self.shape)
-
-    def restore(self, ns: Any, sub: Any, parent_shape: tuple[int, ...]) -> Any:
-        return ns.reshape(sub, parent_shape)
-
-
-class Permute(NamedTuple):
-    """A view-chain link: the parent's axes permuted."""
-
-    axes: tuple[int, ...]
-
-    def apply(self, ns: Any, arr: Any) -> Any:
-        return ns.permute_dims(arr, self.axes)
-
-    def restore(self, ns: Any, sub: Any, parent_shape: tuple[int, ...]) -> Any:
-        inverse = tuple(sorted(range(len(self.axes)), key=self.axes.__getitem__))
-        return ns.permute_dims(sub, inverse)
-
-
-_LINKS = (Reshape, Permute)
-
-
-def _slices_only(chain: tuple) -> bool:
-    return not any(type(k) in _LINKS for k in chain)
-
-
-def _host_ns() -> Any:
-    ns = _NS.get(CPU)
-    return ns if ns is not None else namespace_for(CPU)
-
-
-def writable_native(x: UnifiedArray, dev: Device, reason: str) -> Any:
-    """A writable native array over x's data on ``dev`` (host or CUDA), for
-    exports whose consumer may write (a raw pointer, a legacy DLPack
-    capsule): the buffer's copy is leased (counted as a write) and x's chain
-    applied to the lease.  Raises ``BufferError`` where a link cannot be a
-    view of that memory (a reshape of a strided slice), since writes to a
-    copy would be lost."""
-    buf, chain = x._buf, x._key
-    ns = namespace_for(dev)
-    with buf._lock:
-        if chain is None:
-            return buf._lease(dev, reason)
-        # Check on the current copy first, so that a refusal marks nothing.
-        base = buf._copies[dev] if dev in buf._valid else buf._acquire(dev, False, reason)
-        view = _follow(ns, base, chain)
-        if view.size and not _memory_overlaps(view, base, dev):
-            raise BufferError(
-                f"{reason}: this view's data ({chain[-1]!r} of a strided view) is not one block of "
-                f"memory on {dev}; export a copy instead (copy=True)"
-            )
-        return _follow(ns, buf._lease(dev, reason), chain)
-
-
-def _memory_overlaps(a: Any, b: Any, dev: Device) -> bool:
-    """Whether native ``a`` lies in ``b``'s memory.  Unlike ``_may_share``
-    this looks at MLX's memory too: MLX's slices, reshapes and transposes
-    are values, but their data is a view of the parent's buffer."""
-    if dev == MLX:
-        mx = _mx()
-        mx.eval(a, b)
-        return np.may_share_memory(np.asarray(a), np.asarray(b))
-    return _may_share(a, b, dev)
-
-
-def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedArray:
-    """A view of ``x`` through ``link`` (a :class:`Reshape` or
-    :class:`Permute`): it shares x's buffer, so writes through either are
-    seen by both, on every backend, and making it copies nothing."""
-    out = object.__new__(UnifiedArray)
-    out._buf = x._buf
-    out._key = (link,) if x._key is None else x._key + (link,)
-    out._shape = shape
-    out._hostview = None
-    return out
-
-
-def _write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
-    """Write ``value`` (native on x's device, or a scalar) at ``key`` of x."""
-    buf = x._buf
-    dev = buf._placement
-    with buf._lock:
-        base = buf._acquire(dev, True, reason)
-        ns = namespace_for(dev)
-        if dev == MLX:
-            # MLX's setitem rebinds the array object to a lazy graph bound to
-            # this thread's stream; another thread holding the buffer's copy
-            # would then build on that graph and fail.  So the write goes into
-            # a new handle, published in place of the old one and scheduled
-            # (async_eval) before the lock is released; native_on fetches MLX
-            # copies under the lock, so no thread sees an unscheduled graph.
-            # Dropping the old handle first lets MLX reuse its memory.
-            base = backend_for(MLX).detach(base)  # type: ignore[attr-defined]
-        chain = x._key
-        if chain is None:
-            ns.setitem(base, key, value)
-        elif (dev == CPU or dev.kind == "cuda") and _slices_only(chain):
-            ns.setitem(native_on(x, dev, reason), key, value)  # a real view: writes reach the copy
-        else:
-            _write_chain(ns, base, chain, key, value, dev)
-        if dev == MLX:
-            buf._copies[MLX] = base
-            _mx().async_eval(base)
-
-
-def _write_chain(ns: Any, arr: Any, chain: tuple, key: Any, value: Any, dev: Device) -> None:
-    """Write through a chain of views whose links may give copies (every
-    link on MLX; a reshape that NumPy or CuPy cannot express as a view):
-    take the link, write into it, and write it back, innermost first.  A
-    link that gave a real view needs no write-back: the write is there."""
-    if not chain:
-        ns.setitem(arr, key, value)
-        return
-    link = chain[0]
-    sub = link.apply(ns, arr) if type(link) in _LINKS else ns.getitem(arr, link)
-    _write_chain(ns, sub, chain[1:], key, value, dev)
-    if _may_share(sub, arr, dev):
-        return
-    if type(link) in _LINKS:
-        ns.setitem(arr, Ellipsis, link.restore(ns, sub, tuple(arr.shape)))
-    else:
-        ns.setitem(arr, link, sub)
-
-
-def _is_basic_key(key: Any) -> bool:
-    if type(key) is tuple:
-        return all(type(k) in _BASIC_TYPES for k in key)
-    return type(key) in _BASIC_TYPES
-
-
-def _one_element(key: Any, ndim: int) -> bool:
-    """Whether a basic index is an integer for every axis (no slice, no
-    ``...``, no ``None``): what NumPy answers with a scalar."""
-    if type(key) is int:
-        return ndim == 1
-    if type(key) is not tuple or len(key) != ndim or ndim == 0:
-        return False
-    for k in key:
-        if type(k) is not int:
-            return False
-    return True
-
-
-def _view_key(key: Any) -> tuple:
-    """A basic index as a tuple that always gives a view (an index of only
-    integers gives NumPy a scalar; a trailing Ellipsis gives a 0-d view)."""
-    if type(key) is not tuple:
-        key = (key,)
-    if Ellipsis not in key:
-        key = key + (Ellipsis,)
-    return key
-
-
-def _basic_shape(shape: tuple[int, ...], key: tuple) -> tuple[int, ...]:
-    """The shape ``key`` selects from ``shape``, with NumPy's checks (an
-    ``IndexError`` for out-of-range integers, too many indices, two
-    ellipses), without touching any data."""
-    return np.broadcast_to(np.empty((), dtype=np.bool_), shape)[key].shape
 
 
 class UnifiedArray:
@@ -408,6 +52,7 @@ class UnifiedArray:
 
     __slots__ = ("__weakref__", "_buf", "_hostview", "_key", "_shape")
     __array_priority__ = 100
+    __hash__ = None  # type: ignore[assignment]  # == is elementwise
 
     _buf: UnifiedBuffer
     _key: tuple | None
@@ -419,6 +64,7 @@ class UnifiedArray:
 
     @classmethod
     def _from_buffer(cls, buf: UnifiedBuffer) -> UnifiedArray:
+        """The whole of ``buf`` as an array (no copy)."""
         arr = object.__new__(cls)
         arr._buf = buf
         arr._key = None
@@ -439,14 +85,17 @@ class UnifiedArray:
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The shape, a tuple of ints."""
         return self._shape
 
     @property
     def ndim(self) -> int:
+        """The number of axes."""
         return len(self._shape)
 
     @property
     def size(self) -> int:
+        """The number of elements."""
         n = 1
         for s in self._shape:
             n *= s
@@ -454,23 +103,38 @@ class UnifiedArray:
 
     @property
     def nbytes(self) -> int:
+        """The bytes of this array's elements (one copy)."""
         return self.size * self._buf._dtype.itemsize
 
     @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self._buf._dtype.itemsize
+
+    @property
     def T(self) -> UnifiedArray:
-        """The transpose of a 2-D array."""
+        """The transpose of a 2-D array: a view."""
         if self.ndim != 2:
             raise ValueError(f"x.T requires a 2-D array (this one is {self.ndim}-D); use permute_dims or mT")
-        return linked_view(self, Permute((1, 0)), self._shape[::-1])
+        return _dispatch.permuted(self, (1, 0))
 
     @property
     def mT(self) -> UnifiedArray:
-        """The transpose of the last two axes."""
+        """The transpose of the last two axes: a view."""
         if self.ndim < 2:
             raise ValueError("x.mT requires at least 2 dimensions")
         n = self.ndim
-        axes = tuple(range(n - 2)) + (n - 1, n - 2)
-        return linked_view(self, Permute(axes), tuple(self._shape[a] for a in axes))
+        return _dispatch.permuted(self, (*range(n - 2), n - 1, n - 2))
+
+    @property
+    def real(self) -> UnifiedArray:
+        """The real part (a new array), as ``np.real``."""
+        return _dispatch.unary("real", self) if self.dtype.kind == "c" else _interop.copy_of(self)
+
+    @property
+    def imag(self) -> UnifiedArray:
+        """The imaginary part (zeros for real dtypes), as ``np.imag``."""
+        return _interop.imag(self)
 
     @property
     def buffer(self) -> UnifiedBuffer:
@@ -484,9 +148,6 @@ class UnifiedArray:
         return self._key is not None
 
     # -- conversion ----------------------------------------------------------
-    def _host(self, reason: str) -> np.ndarray:
-        return native_on(self, CPU, reason)
-
     def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> UnifiedArray:
         """A copy of this array on ``device`` (this array itself if it is
         already there).  An explicit move: allowed under every guard.
@@ -497,60 +158,37 @@ class UnifiedArray:
         >>> xp.ones(2).to_device("cpu").device
         Device('cpu')
         """
-        dev = Device.parse(device)
-        here = self._buf._placement
-        if dev == here:
-            return self
-        backend = backend_for(dev)
-        backend.check_dtype(self.dtype, dev, "to_device")
-        buf = self._buf
-        if CPU in buf._valid or dev == CPU:
-            host = contiguous(native_on(self, CPU, "to_device") if CPU in buf._valid else self._pull_host())
-        else:
-            host = self._pull_host()
-        if dev == CPU:
-            return _wrap(np.array(host, copy=True), CPU)
-        with transfer("cpu", str(dev), host.nbytes, "to_device", explicit=True):
-            native = backend.upload(host, dev)
-        return _wrap(native, dev)
-
-    def _pull_host(self) -> np.ndarray:
-        """The data on the host by an explicit move (for ``to_device``)."""
-        buf = self._buf
-        buf._acquire(CPU, False, "to_device", explicit=True)
-        return native_on(self, CPU, "to_device")
+        return _dispatch.to_device(self, Device.parse(device))
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
-        if api_version is not None and api_version not in _API_VERSIONS:
-            raise ValueError(f"unsupported Array API version {api_version!r}; supported: {_API_VERSIONS}")
-        import unifiedarray
-
-        return unifiedarray
+        if api_version is not None and api_version not in API_VERSIONS:
+            raise ValueError(f"unsupported Array API version {api_version!r}; supported: {API_VERSIONS}")
+        return _interop.namespace()
 
     def _scalar(self, kind: str) -> Any:
         """The one element as a Python scalar (``item()`` gives one directly:
         no NumPy scalar between)."""
         if self._shape != () and not (kind == "__bool__" and self.size == 1):
             raise ValueError(f"{kind} needs a 0-d array; this one has shape {self._shape}")
-        return native_on(self, CPU, _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}").item()
+        return _dispatch.native_on(self, CPU, _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}").item()
 
-    def __bool__(self) -> bool:
+    def __bool__(self, /) -> bool:
         return bool(self._scalar("__bool__"))
 
-    def __int__(self) -> int:
+    def __int__(self, /) -> int:
         if self.dtype.kind == "c":
             raise TypeError("int() of a complex array")
         return int(self._scalar("__int__"))
 
-    def __float__(self) -> float:
+    def __float__(self, /) -> float:
         if self.dtype.kind == "c":
             raise TypeError("float() of a complex array")
         return float(self._scalar("__float__"))
 
-    def __complex__(self) -> complex:
+    def __complex__(self, /) -> complex:
         return complex(self._scalar("__complex__"))
 
-    def __index__(self) -> int:
+    def __index__(self, /) -> int:
         if self.dtype.kind not in "iu":
             raise TypeError(f"only integer arrays can be used as an index, not {self.dtype.name}")
         return int(self._scalar("__index__"))
@@ -560,367 +198,420 @@ class UnifiedArray:
             raise TypeError("len() of a 0-d array")
         return self._shape[0]
 
+    def __iter__(self) -> Iterator[UnifiedArray]:
+        """The sub-arrays along the first axis (elements of a 1-D array), as
+        NumPy's arrays iterate."""
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self._shape[0]):
+            yield self[i]
+
     def __repr__(self) -> str:
-        body = np.array2string(self._host("repr"), separator=", ", prefix="UnifiedArray(")
+        body = np.array2string(_dispatch.native_on(self, CPU, "repr"), separator=", ", prefix="UnifiedArray(")
         return f"UnifiedArray({body}, dtype={self.dtype.name}, device={str(self.device)!r})"
 
     __str__ = __repr__
 
+    def __format__(self, spec: str) -> str:
+        """A 0-d array formats as its element (``f"{loss:.4f}"``); any array
+        formats as its ``str`` with an empty spec."""
+        if not self._shape:
+            return format(self._scalar("__format__"), spec)
+        if spec:
+            raise TypeError(f"unsupported format string {spec!r} for a {self.ndim}-d UnifiedArray")
+        return str(self)
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        """``round(x)``: a Python number for a 0-d array (as Python's round of
+        its element), else the array rounded elementwise (NumPy's rules)."""
+        if not self._shape:
+            return round(self._scalar("__round__"), ndigits)
+        return np.round(self, 0 if ndigits is None else ndigits)
+
+    def __contains__(self, value: Any) -> bool:
+        """``value in x``: whether any element equals ``value`` (as NumPy)."""
+        return bool(_dispatch.call("any", (_dispatch.operate(self, value, "equal"),)))
+
+    def __divmod__(self, other: UnifiedArray | complex, /) -> tuple[UnifiedArray, UnifiedArray]:
+        return self // other, self % other
+
+    def __rdivmod__(self, other: UnifiedArray | complex, /) -> tuple[UnifiedArray, UnifiedArray]:
+        return other // self, other % self  # type: ignore[operator]
+
     # -- indexing --------------------------------------------------------------
-    def __getitem__(self, key: Any) -> UnifiedArray:
-        buf = self._buf
-        if self._key is None and buf._placement is CPU and CPU in buf._valid:
-            # The commonest indices of a whole array on the host: a slice or
-            # an integer of the first axis (a view; the trailing Ellipsis, as
-            # in _view_key, keeps NumPy from giving a scalar), or an integer
-            # for every axis (one element: _element's host branch, inlined).
-            tkey = type(key)
-            if tkey is not slice and not (tkey is tuple and _all_slices(key)):
-                one = _one_element(key, len(self._shape))
-                if one or tkey is not int:
-                    if one and buf._pending is None:
-                        return _adopted(np.asarray(buf._copies[CPU][key]), CPU, buf._dtype)
-                    return self._getitem(key)
-                key = (key, Ellipsis)
-            view = buf._copies[CPU][key]
-            out = object.__new__(UnifiedArray)
-            out._buf = buf
-            out._key = (key,)
-            out._shape = view.shape
-            out._hostview = view
-            return out
-        return self._getitem(key)
+    def __getitem__(self, key: Any, /) -> UnifiedArray:
+        return _dispatch.getitem(self, key)
 
-    def _getitem(self, key: Any) -> UnifiedArray:
-        if _is_basic_key(key):
-            if _one_element(key, len(self._shape)):
-                return self._element(key)
-            return self._view(key)
-        if type(key) is UnifiedArray:
-            # A boolean mask or an integer array, both whole and current on
-            # the host: NumPy's advanced indexing, without dispatch's search.
-            host, index = _host_current(self), _host_current(key)
-            if host is not None and index is not None:
-                return _wrap_result(host[index], CPU, (host,))
-        return dispatch("getitem", (self, key), {}, reason="UnifiedArray.__getitem__")
+    def __setitem__(self, key: Any, value: Any, /) -> None:
+        _dispatch.setitem(self, key, value)
 
-    def _element(self, key: Any) -> UnifiedArray:
-        """One element, selected by an integer per axis, as a new 0-d array:
-        a copy, as NumPy gives (a scalar) and array-api-strict does, so that
-        ``old = x[i]; x[i] = new`` keeps the old value and a swap
-        ``x[i], x[j] = x[j], x[i]`` swaps.  (A trailing ``...`` asks for a
-        0-d view instead, as in NumPy.)"""
-        reason = "UnifiedArray.__getitem__"
-        if self._buf._placement is CPU:
-            host = native_on(self, CPU, reason)
-            return _adopted(np.asarray(host[key]), CPU, host.dtype)
-        _basic_shape(self._shape, _view_key(key))  # NumPy's IndexError for out-of-range: MLX checks nothing
-        return dispatch("getitem", (self, key), {}, reason=reason)
+    # -- operators: each one the dispatch's operate() with its function's name ----
+    def __add__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "add")  # type: ignore[no-any-return]
 
-    def _view(self, key: Any) -> UnifiedArray:
-        key = _view_key(key)
-        buf = self._buf
-        out = object.__new__(UnifiedArray)
-        out._buf = buf
-        parent = self._key
-        out._key = (key,) if parent is None else parent + (key,)
-        if buf._placement == CPU and (parent is None or _slices_only(parent)):
-            view = native_on(self, CPU, "UnifiedArray.__getitem__")[key]
-            out._hostview = view
-            out._shape = view.shape
-        else:
-            out._hostview = None
-            out._shape = _basic_shape(self._shape, key)
-        return out
+    def __radd__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "add", reflected=True)  # type: ignore[no-any-return]
 
-    def __setitem__(self, key: Any, value: Any) -> None:
-        dev = self._buf._placement
-        key = _unwrap_key(key, dev, self)
-        if type(value) is UnifiedArray:
-            promoted = np.promote_types(value.dtype, self.dtype)
-            if promoted != self.dtype:
-                raise TypeError(
-                    f"__setitem__: a {value.dtype.name} value into a {self.dtype.name} array would "
-                    f"change its dtype; convert with astype first"
-                )
-            value = native_on(value, dev, "UnifiedArray.__setitem__")
-        elif isinstance(value, _PY_SCALARS):
-            _check_scalar(self, value, "__setitem__")
-        else:
-            return self.__setitem__(key, _asarray_foreign(value))
-        _write(self, key, value, "UnifiedArray.__setitem__")
+    def __iadd__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "add")  # type: ignore[no-any-return]
 
-    # -- DLPack and NumPy protocols live in _interop; see there. -------------
+    def __sub__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "subtract")  # type: ignore[no-any-return]
+
+    def __rsub__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "subtract", reflected=True)  # type: ignore[no-any-return]
+
+    def __isub__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "subtract")  # type: ignore[no-any-return]
+
+    def __mul__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "multiply")  # type: ignore[no-any-return]
+
+    def __rmul__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "multiply", reflected=True)  # type: ignore[no-any-return]
+
+    def __imul__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "multiply")  # type: ignore[no-any-return]
+
+    def __truediv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "divide")  # type: ignore[no-any-return]
+
+    def __rtruediv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "divide", reflected=True)  # type: ignore[no-any-return]
+
+    def __itruediv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "divide")  # type: ignore[no-any-return]
+
+    def __floordiv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "floor_divide")  # type: ignore[no-any-return]
+
+    def __rfloordiv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "floor_divide", reflected=True)  # type: ignore[no-any-return]
+
+    def __ifloordiv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "floor_divide")  # type: ignore[no-any-return]
+
+    def __mod__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "remainder")  # type: ignore[no-any-return]
+
+    def __rmod__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "remainder", reflected=True)  # type: ignore[no-any-return]
+
+    def __imod__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "remainder")  # type: ignore[no-any-return]
+
+    def __pow__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "pow")  # type: ignore[no-any-return]
+
+    def __rpow__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "pow", reflected=True)  # type: ignore[no-any-return]
+
+    def __ipow__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "pow")  # type: ignore[no-any-return]
+
+    def __matmul__(self, other: UnifiedArray, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "matmul")  # type: ignore[no-any-return]
+
+    def __rmatmul__(self, other: UnifiedArray, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "matmul", reflected=True)  # type: ignore[no-any-return]
+
+    def __imatmul__(self, other: UnifiedArray, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "matmul")  # type: ignore[no-any-return]
+
+    def __and__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "bitwise_and")  # type: ignore[no-any-return]
+
+    def __rand__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "bitwise_and", reflected=True)  # type: ignore[no-any-return]
+
+    def __iand__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "bitwise_and")  # type: ignore[no-any-return]
+
+    def __or__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "bitwise_or")  # type: ignore[no-any-return]
+
+    def __ror__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "bitwise_or", reflected=True)  # type: ignore[no-any-return]
+
+    def __ior__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "bitwise_or")  # type: ignore[no-any-return]
+
+    def __xor__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "bitwise_xor")  # type: ignore[no-any-return]
+
+    def __rxor__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "bitwise_xor", reflected=True)  # type: ignore[no-any-return]
+
+    def __ixor__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "bitwise_xor")  # type: ignore[no-any-return]
+
+    def __lshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "bitwise_left_shift")  # type: ignore[no-any-return]
+
+    def __rlshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "bitwise_left_shift", reflected=True)  # type: ignore[no-any-return]
+
+    def __ilshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "bitwise_left_shift")  # type: ignore[no-any-return]
+
+    def __rshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "bitwise_right_shift")  # type: ignore[no-any-return]
+
+    def __rrshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "bitwise_right_shift", reflected=True)  # type: ignore[no-any-return]
+
+    def __irshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.inplace(self, other, "bitwise_right_shift")  # type: ignore[no-any-return]
+
+    def __lt__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
+        return _dispatch.operate(self, other, "less")  # type: ignore[no-any-return]
+
+    def __le__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
+        return _dispatch.operate(self, other, "less_equal")  # type: ignore[no-any-return]
+
+    def __gt__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
+        return _dispatch.operate(self, other, "greater")  # type: ignore[no-any-return]
+
+    def __ge__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
+        return _dispatch.operate(self, other, "greater_equal")  # type: ignore[no-any-return]
+
+    def __eq__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
+        return _dispatch.operate(self, other, "equal")  # type: ignore[no-any-return]
+
+    def __ne__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
+        return _dispatch.operate(self, other, "not_equal")  # type: ignore[no-any-return]
+
+    def __neg__(self, /) -> UnifiedArray:
+        return _dispatch.unary("negative", self)
+
+    def __pos__(self, /) -> UnifiedArray:
+        return _dispatch.unary("positive", self)
+
+    def __abs__(self, /) -> UnifiedArray:
+        return _dispatch.unary("abs", self)
+
+    def __invert__(self, /) -> UnifiedArray:
+        return _dispatch.unary("bitwise_invert", self)
+
+    # -- NumPy's methods, as CuPy's arrays have them: each is the NumPy function of
+    # that name, which comes back through __array_function__, so it runs where x lives.
+    def all(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.all(x, ...)``, run where ``x`` lives."""
+        return np.all(self, *args, **kwargs)
+
+    def any(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.any(x, ...)``, run where ``x`` lives."""
+        return np.any(self, *args, **kwargs)
+
+    def argmax(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.argmax(x, ...)``, run where ``x`` lives."""
+        return np.argmax(self, *args, **kwargs)
+
+    def argmin(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.argmin(x, ...)``, run where ``x`` lives."""
+        return np.argmin(self, *args, **kwargs)
+
+    def argpartition(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.argpartition(x, ...)``, run where ``x`` lives."""
+        return np.argpartition(self, *args, **kwargs)
+
+    def argsort(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.argsort(x, ...)``, run where ``x`` lives."""
+        return np.argsort(self, *args, **kwargs)
+
+    def clip(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.clip(x, ...)``, run where ``x`` lives."""
+        return np.clip(self, *args, **kwargs)
+
+    def conj(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.conj(x, ...)``, run where ``x`` lives."""
+        return np.conj(self, *args, **kwargs)
+
+    def conjugate(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.conjugate(x, ...)``, run where ``x`` lives."""
+        return np.conjugate(self, *args, **kwargs)
+
+    def cumprod(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.cumprod(x, ...)``, run where ``x`` lives."""
+        return np.cumprod(self, *args, **kwargs)
+
+    def cumsum(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.cumsum(x, ...)``, run where ``x`` lives."""
+        return np.cumsum(self, *args, **kwargs)
+
+    def diagonal(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.diagonal(x, ...)``, run where ``x`` lives."""
+        return np.diagonal(self, *args, **kwargs)
+
+    def dot(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.dot(x, ...)``, run where ``x`` lives."""
+        return np.dot(self, *args, **kwargs)
+
+    def max(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.max(x, ...)``, run where ``x`` lives."""
+        return np.max(self, *args, **kwargs)
+
+    def mean(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.mean(x, ...)``, run where ``x`` lives."""
+        return np.mean(self, *args, **kwargs)
+
+    def min(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.min(x, ...)``, run where ``x`` lives."""
+        return np.min(self, *args, **kwargs)
+
+    def nonzero(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.nonzero(x, ...)``, run where ``x`` lives."""
+        return np.nonzero(self, *args, **kwargs)
+
+    def prod(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.prod(x, ...)``, run where ``x`` lives."""
+        return np.prod(self, *args, **kwargs)
+
+    def put(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.put(x, ...)``, run where ``x`` lives."""
+        return np.put(self, *args, **kwargs)
+
+    def ravel(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.ravel(x, ...)``, run where ``x`` lives."""
+        return np.ravel(self, *args, **kwargs)
+
+    def repeat(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.repeat(x, ...)``, run where ``x`` lives."""
+        return np.repeat(self, *args, **kwargs)
+
+    def round(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.round(x, ...)``, run where ``x`` lives."""
+        return np.round(self, *args, **kwargs)
+
+    def searchsorted(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.searchsorted(x, ...)``, run where ``x`` lives."""
+        return np.searchsorted(self, *args, **kwargs)
+
+    def squeeze(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.squeeze(x, ...)``, run where ``x`` lives."""
+        return np.squeeze(self, *args, **kwargs)
+
+    def std(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.std(x, ...)``, run where ``x`` lives."""
+        return np.std(self, *args, **kwargs)
+
+    def sum(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.sum(x, ...)``, run where ``x`` lives."""
+        return np.sum(self, *args, **kwargs)
+
+    def swapaxes(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.swapaxes(x, ...)``, run where ``x`` lives."""
+        return np.swapaxes(self, *args, **kwargs)
+
+    def take(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.take(x, ...)``, run where ``x`` lives."""
+        return np.take(self, *args, **kwargs)
+
+    def trace(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.trace(x, ...)``, run where ``x`` lives."""
+        return np.trace(self, *args, **kwargs)
+
+    def var(self, *args: Any, **kwargs: Any) -> Any:
+        """``numpy.var(x, ...)``, run where ``x`` lives."""
+        return np.var(self, *args, **kwargs)
+
+    # -- protocols (see unifiedarray._interop) ------------------------------------
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return _interop.array(self, dtype, copy)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return _interop.array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+        return _interop.array_function(func, types, args, kwargs)
+
+    def __dlpack__(
+        self,
+        /,
+        *,
+        stream: Any = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        return _interop.__dlpack__(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self, /) -> tuple[int, int]:
+        return _interop.__dlpack_device__(self)
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """Version 3 of the CUDA Array Interface (CUDA arrays only)."""
+        return _interop._cuda_array_interface(self)
+
+    def __cupy_get_ndarray__(self) -> Any:
+        return _interop.__cupy_get_ndarray__(self)
+
+    def __mlx_array__(self) -> Any:
+        return _interop.__mlx_array__(self)
+
+    def __reduce__(self) -> tuple:
+        return _interop.__reduce__(self)
+
+    def __dask_tokenize__(self) -> Any:
+        return _interop.__dask_tokenize__(self)
+
+    # -- NumPy-style conversions and in-place methods -----------------------------
+    def to_numpy(self) -> np.ndarray:
+        """The data on the host, as ``np.asarray(x)`` gives it (synced if stale).
+
+        >>> import unifiedarray as xp
+        >>> xp.arange(3).to_numpy()
+        array([0, 1, 2])
+        """
+        return _interop.array(self, None, None)
+
+    def tolist(self) -> Any:
+        """The data as nested Python lists (scalars for a 0-d array)."""
+        return _dispatch.native_on(self, CPU, "tolist").tolist()
+
+    def item(self, *args: Any) -> Any:
+        """One element as a Python scalar (like ``ndarray.item``)."""
+        return _dispatch.native_on(self, CPU, "item").item(*args)
+
+    def tobytes(self, order: str = "C") -> bytes:
+        """The data's bytes, from the host copy (synced if stale)."""
+        return bytes(_dispatch.native_on(self, CPU, "tobytes").tobytes(order))
+
+    def astype(self, dtype: Any, copy: bool = True, **_: Any) -> UnifiedArray:
+        """``x.astype(dtype)``, as NumPy and CuPy arrays have it."""
+        return _interop.astype(self, dtype, copy)
+
+    def copy(self) -> UnifiedArray:
+        """A copy of ``x`` on the same device."""
+        return _interop.copy_of(self)
+
+    def flatten(self) -> UnifiedArray:
+        """A flat copy (``ndarray.flatten``; ``ravel`` and ``reshape`` give views)."""
+        return _interop.copy_of(_dispatch.reshaped(self, (-1,)))
+
+    def reshape(self, *shape: Any, **kwargs: Any) -> Any:
+        """``numpy.reshape(x, shape)`` (``x.reshape(2, 3)`` too): a view."""
+        return np.reshape(self, shape[0] if len(shape) == 1 else shape, **kwargs)
+
+    def transpose(self, *axes: Any) -> Any:
+        """``numpy.transpose(x, axes)`` (``x.transpose(1, 0)`` too): a view."""
+        return np.transpose(self, (axes[0] if len(axes) == 1 else axes) if axes else None)
+
+    def fill(self, value: Any) -> None:
+        """Set every element to ``value``, in place (``ndarray.fill``)."""
+        self[...] = value
+
+    def sort(self, axis: int = -1, kind: str | None = None) -> None:
+        """Sort in place along ``axis`` (``ndarray.sort``), where ``x`` lives
+        (``kind=``, which only NumPy takes, sends the sort to the host)."""
+        self[...] = np.sort(self, axis=axis) if kind is None else np.sort(self, axis=axis, kind=kind)
+
+    def partition(self, kth: Any, axis: int = -1) -> None:
+        """Partition in place (``ndarray.partition``)."""
+        self[...] = np.partition(self, kth, axis=axis)
 
 
-def _asarray_foreign(value: Any) -> UnifiedArray:
-    """Foreign data (an ndarray, a list) mixed with UnifiedArrays is host
-    data: it starts on the host whatever the default device, and the usual
-    mixed-device rules move it (counted) only if the operation needs it."""
-    from ._creation import asarray
-
-    return asarray(value, device=CPU)
-
-
-def _unwrap_key(key: Any, dev: Device, x: UnifiedArray) -> Any:
-    if type(key) is UnifiedArray:
-        return native_on(key, dev, "UnifiedArray indexing")
-    if type(key) is tuple:
-        return tuple(native_on(k, dev, "UnifiedArray indexing") if type(k) is UnifiedArray else k for k in key)
-    return key
-
-
-_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
-
-
-# -- dispatch ----------------------------------------------------------------------
-
-
-def _gather(obj: Any, found: list) -> None:
-    if type(obj) is UnifiedArray:
-        found.append(obj)
-    elif isinstance(obj, (list, tuple)):
-        for o in obj:
-            if type(o) is UnifiedArray:
-                found.append(o)
-
-
-def _unwrap(obj: Any, dev: Device, reason: str) -> Any:
-    if type(obj) is UnifiedArray:
-        return native_on(obj, dev, reason)
-    if isinstance(obj, (list, tuple)) and any(type(o) is UnifiedArray for o in obj):
-        return type(obj)(native_on(o, dev, reason) if type(o) is UnifiedArray else o for o in obj)
-    return obj
-
-
-def placement_of(arrays: Sequence[UnifiedArray], reason: str = "an operation") -> Device:
-    """Where an operation on ``arrays`` runs (see :mod:`unifiedarray._policy`)."""
-    dev = arrays[0]._buf._placement
-    for a in arrays:
-        if a._buf._placement != dev:
-            return choose_device(((a._buf._placement, a.nbytes) for a in arrays), reason)
-    return dev
-
-
-def _resolve(ns: Any, path: str) -> Any:
-    obj = ns
-    for part in path.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            return None
-    return obj
-
-
-def dispatch(path: str, args: tuple, kwargs: dict, reason: str | None = None, device: Device | None = None) -> Any:
-    """Run the namespace function ``path`` (``"sum"``, ``"linalg.solve"``)
-    on the backend where its array arguments live; wrap what it returns.
-
-    A function the backend lacks runs on the host, its inputs and results
-    moved and counted ("host fallback"); a result dtype the backend cannot
-    hold stays an error that names backend, dtype and operation.
-    """
-    found: list[UnifiedArray] = []
-    for a in args:
-        _gather(a, found)
-    if kwargs:
-        for a in kwargs.values():
-            _gather(a, found)
-    reason = reason or path
-    if device is None:
-        device = placement_of(found, reason) if found else get_default_device()
-    fn = _RESOLVED.get((device, path), _UNRESOLVED)
-    if fn is _UNRESOLVED:
-        fn = _RESOLVED[(device, path)] = _resolve(namespace_for(device), path)
-    if fn is None:
-        return _host_fallback(path, args, kwargs, device, reason)
-    nat_args = tuple([_unwrap(a, device, reason) for a in args])
-    nat_kwargs = {k: _unwrap(v, device, reason) for k, v in kwargs.items()} if kwargs else kwargs
-    if device is CPU or device.kind != "cuda":
-        return _wrap_result(fn(*nat_args, **nat_kwargs), device, nat_args)
-    with _device_context(device):
-        # The wrapping too: it may copy a result (on CUDA, on the current GPU).
-        return _wrap_result(fn(*nat_args, **nat_kwargs), device, nat_args)
-
-
-# (device, path) -> that device's function, or None where the backend lacks
-# it: resolving a dotted path costs more than a small call.
-_RESOLVED: dict[tuple[Device, str], Any] = {}
-_UNRESOLVED = object()
-
-
-def _host_fallback(path: str, args: tuple, kwargs: dict, device: Device, reason: str) -> Any:
-    fn = _resolve(namespace_for(CPU), path)
-    if fn is None:
-        raise AttributeError(f"unifiedarray has no function {path!r}")
-    why = f"host fallback: {path}"
-    nat_args = tuple(_unwrap(a, CPU, why) for a in args)
-    nat_kwargs = {k: _unwrap(v, CPU, why) for k, v in kwargs.items()}
-    res = _wrap_result(fn(*nat_args, **nat_kwargs), CPU, nat_args)
-    return _send_back(res, device, why)
-
-
-def _send_back(res: Any, device: Device, reason: str) -> Any:
-    if type(res) is UnifiedArray:
-        backend = backend_for(device)
-        host = res._buf._copies[CPU]
-        backend.check_dtype(host.dtype, device, reason)
-        with transfer("cpu", str(device), host.nbytes, reason):
-            native = backend.upload(contiguous(host), device)
-        return _wrap(native, device)
-    if isinstance(res, tuple):
-        items = [_send_back(r, device, reason) for r in res]
-        return type(res)(*items) if hasattr(res, "_fields") else tuple(items)
-    if isinstance(res, list):
-        return [_send_back(r, device, reason) for r in res]
-    return res
-
-
-class _NullContext:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-
-_NULL = _NullContext()
-
-
-def _device_context(dev: Device) -> Any:
-    if dev.kind == "cuda":
-        import cupy
-
-        return cupy.cuda.Device(dev.index)
-    return _NULL
-
-
-# -- operators, from one table ---------------------------------------------------
-
-_BINARY = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-    "floordiv": "floor_divide", "mod": "remainder", "pow": "pow", "matmul": "matmul",
-    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift",
-}  # fmt: skip
-_COMPARE = {
-    "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
-    "eq": "equal", "ne": "not_equal",
-}  # fmt: skip
-_UNARY = {"neg": "negative", "pos": "positive", "abs": "abs", "invert": "bitwise_invert"}
-
-
-_FUNCTIONS: dict[tuple[Device, str], Any] = {}
-
-
-def _all_slices(key: tuple) -> bool:
-    # Unrolled for the common 1- and 2-axis keys: a generator costs more than
-    # the rest of the view.
-    n = len(key)
-    if n == 0 or type(key[0]) is not slice:
-        return False
-    if n == 1:
-        return True
-    if type(key[1]) is not slice:
-        return False
-    return n == 2 or all(type(k) is slice for k in key)
-
-
-def _function(dev: Device, name: str) -> Any:
-    fn = _FUNCTIONS.get((dev, name))
-    if fn is None:
-        fn = _FUNCTIONS[(dev, name)] = getattr(namespace_for(dev), name)
-    return fn
-
-
-def binary(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
-    """``x <op> y`` (or ``y <op> x``): the path shared by every operator and
-    by the binary elementwise functions."""
-    ty = type(y)
-    buf = x._buf
-    dev = buf._placement
-    if ty is UnifiedArray:
-        if y._buf._placement != dev:
-            dev = choose_device(((dev, x.nbytes), (y._buf._placement, y.nbytes)), name)
-        other = native_on(y, dev, name)
-    elif ty in _PY_SCALARS:
-        _check_scalar(x, y, name)
-        other = y
-    elif name == "matmul" or (backend_of_native(y) is None and not hasattr(y, "__array__")):
-        return NotImplemented
-    else:
-        return binary(x, _asarray_foreign(y), name, reflected)
-    mine = buf._copies[dev] if (dev is CPU and dev in buf._valid and x._key is None) else native_on(x, dev, name)
-    fn = _function(dev, name)
-    if dev is not CPU and dev.kind == "cuda":
-        with _device_context(dev):  # cuda:1's kernels run on GPU 1
-            return _wrap(fn(other, mine) if reflected else fn(mine, other), dev)
-    res = fn(other, mine) if reflected else fn(mine, other)
-    return _wrap(res, dev)
-
-
-def _make_binary(name: str, reflected: bool) -> Any:
-    host_fn: list = []  # the host function, looked up on first use
-
-    def op(self: UnifiedArray, other: Any) -> Any:
-        # The common case, inlined because it is most of a small array's
-        # cost: whole arrays (not views) whose host copies are current, with
-        # nothing in flight, or a Python scalar.  It reads exactly what
-        # native_on would and builds the result with _adopted, as _wrap does; everything
-        # else takes binary().
-        a = self._buf
-        if a._placement is CPU and self._key is None and a._pending is None and CPU in a._valid:
-            kind = type(other)
-            if kind is UnifiedArray:
-                b = other._buf
-                if not (b._placement is CPU and other._key is None and b._pending is None and CPU in b._valid):
-                    return binary(self, other, name, reflected)
-                rhs = b._copies[CPU]
-            elif kind in _PY_SCALARS:
-                _check_scalar(self, other, name)
-                rhs = other
-            else:
-                return binary(self, other, name, reflected)
-            if not host_fn:
-                host_fn.append(_function(CPU, name))
-            lhs = a._copies[CPU]
-            res = host_fn[0](rhs, lhs) if reflected else host_fn[0](lhs, rhs)
-            if type(res) is not np.ndarray:
-                return _wrap(res, CPU)
-            return _adopted(res, CPU, res.dtype)
-        return binary(self, other, name, reflected)
-
-    return op
-
-
-def _make_inplace(name: str) -> Any:
-    def op(self: UnifiedArray, other: Any) -> UnifiedArray:
-        res = binary(self, other, name)
-        if res is NotImplemented:
-            return NotImplemented
-        if res.dtype != self.dtype:
-            raise TypeError(f"in-place {name} would change the dtype of a {self.dtype.name} array to {res.dtype.name}")
-        if res.shape != self._shape:
-            raise ValueError(f"in-place {name} would change the shape {self._shape} to {res.shape}")
-        _write(self, Ellipsis, native_on(res, self._buf._placement, name), f"in-place {name}")
-        return self
-
-    return op
-
-
-def _make_unary(name: str) -> Any:
-    def op(self: UnifiedArray) -> UnifiedArray:
-        dev = self._buf._placement
-        return _wrap(getattr(namespace_for(dev), name)(native_on(self, dev, name)), dev)
-
-    return op
-
-
-for _dunder, _fname in _BINARY.items():
-    setattr(UnifiedArray, f"__{_dunder}__", _make_binary(_fname, False))
-    setattr(UnifiedArray, f"__r{_dunder}__", _make_binary(_fname, True))
-    setattr(UnifiedArray, f"__i{_dunder}__", _make_inplace(_fname))
-for _dunder, _fname in _COMPARE.items():
-    setattr(UnifiedArray, f"__{_dunder}__", _make_binary(_fname, False))
-for _dunder, _fname in _UNARY.items():
-    setattr(UnifiedArray, f"__{_dunder}__", _make_unary(_fname))
-UnifiedArray.__hash__ = None  # type: ignore[assignment]  # == is elementwise
+# The class above is what these modules work on, so they come after it (a
+# cycle by design: array, dispatch and protocols are one layer).
+from . import _dispatch, _interop  # noqa: E402

@@ -418,6 +418,24 @@ class UnifiedBuffer:
                 self._mlx_leased = True
             return native
 
+    def _apply_write(self, dev: Device, write: Any, reason: str) -> None:
+        """Run ``write(native)``, which writes in place into the copy on
+        ``dev`` (``native[key] = value``), as a counted write: that copy
+        becomes the only valid one.  The array layer writes only through
+        here."""
+        with self._lock:
+            base = self._acquire(dev, True, reason)
+            if dev == MLX:
+                # MLX's setitem rebinds the array object to a lazy graph bound
+                # to this thread's stream; another thread holding the copy
+                # would build on that graph and fail.  So the write goes into
+                # a new handle, published in place of the old one and
+                # scheduled before the lock is released.
+                base = backend_for(MLX).detach(base)  # type: ignore[attr-defined]
+            write(base)
+            if dev == MLX:
+                self._copies[MLX] = backend_for(MLX).publish(base)
+
     def read(self, device: DeviceLike = CPU) -> Any:
         """The current data on ``device``, for reading: syncs a stale copy,
         marks nothing.  On the host the result is a read-only view.
@@ -636,3 +654,18 @@ def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:
     self._pool_lease = None
     self._pending = None
     return self
+
+
+def upload_new(host: np.ndarray, device: Device, reason: str, explicit: bool) -> UnifiedBuffer:
+    """A new buffer on ``device`` whose only copy is ``host``'s data copied
+    there: a counted move (``explicit`` for ``to_device`` and ``asarray``,
+    implicit for a host fallback's result).  ``host`` is not kept."""
+    backend = backend_for(device)
+    backend.check_dtype(host.dtype, device, reason)
+    if host.base is not None or not host.flags.c_contiguous:
+        # A view may have negative or zero strides even where NumPy calls it
+        # contiguous (one element): a backend gets plain C-ordered memory.
+        host = np.array(host, order="C")
+    with transfer("cpu", str(device), host.nbytes, reason, explicit):
+        native = backend.upload(host, device)
+    return adopt(native, device, np.dtype(host.dtype))

@@ -16,11 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from ._array import UnifiedArray, _device_context, _wrap, dispatch, namespace_for
-from ._devices import CPU, MLX, Device, DeviceLike
-from ._ledger import transfer
+from . import _dispatch
+from ._array import UnifiedArray
+from ._buffer import UnifiedBuffer, upload_new
+from ._devices import CPU, Device, DeviceLike
+from ._dtypes import as_dtype, default_complex, default_float, scalar_dtype
 from ._policy import get_default_device
-from .backends import backend_for, backend_of_native, contiguous
+from .backends import backend_for, backend_of_native
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
@@ -29,83 +31,13 @@ __all__ = [
 
 
 def _device(device: DeviceLike | None, like: UnifiedArray | None = None) -> Device:
-    if device is not None:
-        dev = Device.parse(device)
-        backend_for(dev)
-        return dev
-    if like is not None:
+    if device is None and like is not None:
         return like.device
-    return get_default_device()
-
-
-_FLOAT64, _COMPLEX64, _COMPLEX128 = np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128)
-
-
-def default_float(dev: Device) -> np.dtype:
-    return _FLOAT64
-
-
-def default_complex(dev: Device) -> np.dtype:
-    # MLX holds no complex128: its default complex dtype is complex64, as
-    # __array_namespace_info__().default_dtypes(device="mlx") says.
-    return _COMPLEX64 if dev == MLX else _COMPLEX128
+    return _dispatch.placement(device)
 
 
 def _dtype_or(dtype: Any, default: np.dtype, dev: Device = CPU) -> np.dtype:
-    return default if dtype is None else _as_dtype(dtype, dev)
-
-
-_PYTHON_TYPES = (builtins.bool, builtins.int, builtins.float, builtins.complex)
-
-
-# Dtype arguments seen before, and their dtypes.  np.dtype(), and even
-# isinstance(x, np.dtype) (NumPy's dtype metaclass), cost about 0.1 µs each;
-# a dict lookup costs a fifth of that, on every creation and astype.
-# Python types are never stored: what they mean depends on the device.
-_DTYPE_OF: dict[Any, np.dtype] = {}
-
-
-def _as_dtype(dtype: Any, dev: Device = CPU) -> np.dtype:
-    """A dtype argument as a NumPy dtype.
-
-    Python's ``bool``, ``int``, ``float`` and ``complex`` are taken as NumPy's
-    and CuPy's namespaces take them (and as scikit-learn passes them, e.g.
-    ``xp.astype(y, int)``): the default dtype of that kind on ``dev``, the
-    dtype a Python scalar of the type becomes there.
-    """
-    try:
-        dt = _DTYPE_OF.get(dtype)
-    except TypeError:  # unhashable: a structured dtype's field list, say
-        dt = None
-    if dt is not None:
-        return dt
-    if isinstance(dtype, np.dtype):
-        dt = dtype  # checked first: np.dtype("bool") == bool is True
-    elif dtype in _PYTHON_TYPES:
-        return _scalar_dtype(dtype(), dev)
-    else:
-        try:
-            dt = np.dtype(dtype)
-        except TypeError:
-            raise TypeError(f"{dtype!r} is not a dtype") from None
-    if len(_DTYPE_OF) < 256:
-        try:
-            _DTYPE_OF[dtype] = dt
-        except TypeError:
-            pass
-    return dt
-
-
-def _scalar_dtype(value: Any, dev: Device) -> np.dtype:
-    if isinstance(value, builtins.bool):
-        return np.dtype(np.bool_)
-    if isinstance(value, builtins.int):
-        return np.dtype(np.int64)
-    if isinstance(value, builtins.float):
-        return default_float(dev)
-    if isinstance(value, builtins.complex):
-        return default_complex(dev)
-    raise TypeError(f"fill value must be a Python scalar, not {type(value).__name__}")
+    return default if dtype is None else as_dtype(dtype, dev)
 
 
 # On the host, the creation functions whose array-api-compat wrapper only
@@ -118,12 +50,9 @@ def _create(name: str, dev: Device, *args: Any, **kwargs: Any) -> UnifiedArray:
     if dev is CPU:  # every dtype is a host dtype: nothing to check
         fn = _HOST_CREATE.get(name)
         if fn is not None:
-            return _wrap(fn(*args, **kwargs), CPU)
-        return _wrap(getattr(namespace_for(CPU), name)(*args, **kwargs), CPU)
+            return _dispatch.wrap(fn(*args, **kwargs), CPU)
     backend_for(dev).check_dtype(kwargs["dtype"], dev, name)
-    with _device_context(dev):
-        native = getattr(namespace_for(dev), name)(*args, **kwargs)
-    return _wrap(native, dev)
+    return _dispatch.call_mixed(name, args, kwargs, device=dev)  # type: ignore[no-any-return]
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
@@ -172,7 +101,7 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: DeviceLike |
         if dtype is None:
             dtype = fill_value.dtype
         fill_value = fill_value._scalar("full")
-    dt = _dtype_or(dtype, _scalar_dtype(fill_value, dev), dev)
+    dt = _dtype_or(dtype, scalar_dtype(fill_value, dev), dev)
     return _create("full", dev, shape, fill_value, dtype=dt)
 
 
@@ -209,7 +138,7 @@ def arange(
     if dtype is None:
         values = (start, stop, step)
         dtype = default_float(dev) if any(isinstance(v, builtins.float) for v in values) else np.dtype(np.int64)
-    return _create("arange", dev, start, stop, step, dtype=_as_dtype(dtype, dev))
+    return _create("arange", dev, start, stop, step, dtype=as_dtype(dtype, dev))
 
 
 def linspace(
@@ -226,14 +155,14 @@ def linspace(
     dev = _device(device)
     if dtype is None:
         dtype = default_complex(dev) if isinstance(start, complex) or isinstance(stop, complex) else default_float(dev)
-    return _create("linspace", dev, start, stop, num, dtype=_as_dtype(dtype, dev), endpoint=endpoint)
+    return _create("linspace", dev, start, stop, num, dtype=as_dtype(dtype, dev), endpoint=endpoint)
 
 
 def _like(name: str, x: UnifiedArray, dtype: Any, device: DeviceLike | None, *args: Any) -> UnifiedArray:
     if type(x) is not UnifiedArray:
         raise TypeError(f"{name} expects a UnifiedArray, got {type(x).__name__}")
     dev = _device(device, x)
-    dt = x.dtype if dtype is None else _as_dtype(dtype, dev)
+    dt = x.dtype if dtype is None else as_dtype(dtype, dev)
     return _create(name.replace("_like", ""), dev, x.shape, *args, dtype=dt)
 
 
@@ -263,17 +192,17 @@ def full_like(
 
 def tril(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
     """The lower triangle of the last two axes."""
-    return dispatch("tril", (x,), {"k": k})
+    return _dispatch.call("tril", (x,), {"k": k})  # type: ignore[no-any-return]
 
 
 def triu(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
     """The upper triangle of the last two axes."""
-    return dispatch("triu", (x,), {"k": k})
+    return _dispatch.call("triu", (x,), {"k": k})  # type: ignore[no-any-return]
 
 
 def meshgrid(*arrays: UnifiedArray, indexing: str = "xy") -> tuple[UnifiedArray, ...]:
     """Coordinate matrices from coordinate vectors."""
-    return tuple(dispatch("meshgrid", arrays, {"indexing": indexing}))
+    return tuple(_dispatch.call_mixed("meshgrid", arrays, {"indexing": indexing}))
 
 
 def asarray(
@@ -305,10 +234,14 @@ def asarray(
             # The commonest call, kept short: a list of numbers to the host.
             host = np.asarray(obj)
             if host.dtype.kind in "biuf" or host.dtype == np.complex128:
-                return _wrap(host, CPU)
-    dt = None if dtype is None else _as_dtype(dtype)
+                return _dispatch.wrap(host, CPU)
+    dt = None if dtype is None else as_dtype(dtype)
     if tobj is UnifiedArray:
         return _asarray_own(obj, dt, device, copy)
+    if isinstance(obj, UnifiedBuffer):
+        # A buffer (one from the pool, say) is this library's own memory: the
+        # array is its whole (no copy), and then as for any array.
+        return _asarray_own(UnifiedArray._from_buffer(obj), dt, device, copy)
     if copy is False:
         raise ValueError(
             "asarray(copy=False) on data from outside unifiedarray: sharing memory the library "
@@ -318,32 +251,23 @@ def asarray(
     backend = None if tobj in (list, tuple, float, int, bool, complex, np.ndarray) else backend_of_native(obj)
     if backend is not None and backend.name != "numpy" and getattr(obj, "ndim", None) is not None:
         src_dev = backend.device_of(obj)
-        native = _copy_native(obj, src_dev)
-        out = _wrap(native, src_dev)
+        with backend.compute_context(src_dev):
+            out = _dispatch.wrap(backend.copy(obj), src_dev)  # MLX arrays are values; CuPy copies on its GPU
         if dt is not None and out.dtype != dt:
-            out = dispatch("astype", (out, dt), {})
+            out = _dispatch.call("astype", (out, dt))
         return out.to_device(dev)
     host = _to_host_array(obj, dt, dev)
     backend_for(dev).check_dtype(host.dtype, dev, "asarray")
     if dev == CPU:
         if tobj is not list and tobj is not tuple and (host is obj or np.may_share_memory(host, obj)):
             host = host.copy()  # never alias memory the library cannot watch
-        return _wrap(host, CPU)
-    with transfer("cpu", str(dev), host.nbytes, "asarray", explicit=True):
-        native = backend_for(dev).upload(contiguous(host), dev)
-    return _wrap(native, dev)
-
-
-def _copy_native(obj: Any, dev: Device) -> Any:
-    if dev.kind == "mlx":
-        return backend_for(dev).detach(obj)  # type: ignore[attr-defined]  # MLX arrays are values
-    with _device_context(dev):  # CuPy copies onto the current GPU
-        return obj.copy()
+        return _dispatch.wrap(host, CPU)
+    return UnifiedArray._from_buffer(upload_new(host, dev, "asarray", explicit=True))
 
 
 def _to_host_array(obj: Any, dt: np.dtype | None, dev: Device) -> np.ndarray:
     if isinstance(obj, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
-        dt = dt or _scalar_dtype(obj, dev)
+        dt = dt or scalar_dtype(obj, dev)
         return np.asarray(obj, dtype=dt)
     if isinstance(obj, (list, tuple)):
         # UnifiedArrays nested in the sequence convert through __array__.
@@ -375,13 +299,13 @@ def _asarray_own(x: UnifiedArray, dt: np.dtype | None, device: DeviceLike | None
         raise ValueError("asarray(copy=False): a change of device or dtype needs a copy")
     out = x
     if dt is not None and dt != x.dtype:
-        out = dispatch("astype", (out, dt), {})
+        out = _dispatch.call("astype", (out, dt))
         copy = False if out is not x else copy
     if dev != out.device:
         out = out.to_device(dev)
         copy = False
     if copy:
-        out = dispatch("astype", (out, out.dtype), {"copy": True})
+        out = _dispatch.call("astype", (out, out.dtype), {"copy": True})
     return out
 
 
@@ -392,15 +316,16 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
         return _asarray_own(x, None, device, copy)
     if copy is False:
         raise ValueError("from_dlpack(copy=False): unifiedarray always copies foreign data in")
+    if not hasattr(x, "__dlpack__") or not hasattr(x, "__dlpack_device__"):
+        raise TypeError(f"from_dlpack: {type(x).__name__} is not a DLPack producer (no __dlpack__)")
     backend = backend_of_native(x)
     if backend is not None:
         return asarray(x, device=device)
-    kind, _ = x.__dlpack_device__()
+    kind, index = x.__dlpack_device__()
     if kind == 1:  # kDLCPU
         host = np.from_dlpack(x)
         return asarray(host, device=device)
     if kind == 2:  # kDLCUDA
-        import cupy
-
-        return asarray(cupy.from_dlpack(x), device=device)
+        cupy = backend_for(f"cuda:{index}").numpy_like()
+        return asarray(cupy.from_dlpack(x), device=device)  # type: ignore[union-attr]
     raise BufferError(f"from_dlpack: unsupported DLPack device type {kind}")

@@ -61,7 +61,7 @@ class Info:
     def default_dtypes(self, *, device: DeviceLike | None = None) -> dict[str, np.dtype]:
         """Default dtypes on ``device``.  MLX holds no complex128, so its
         default complex dtype is complex64."""
-        from ._creation import default_complex, default_float
+        from ._dtypes import default_complex, default_float
 
         dev = self._device(device)
         return {

@@ -3,22 +3,24 @@ dask take a :class:`~unifiedarray.UnifiedArray`.
 
 What moves, and what is handed out:
 
-* ``__array__``: the host copy (synced first if stale, counted) as a
-  *read-only* view; a writable array only as a copy.  ``np.asarray(x)``
-  therefore works on an array that lives on a device (CuPy refuses), and
-  nothing handed out can go stale unnoticed.
-* ``__array_ufunc__`` / ``__array_function__``: NumPy functions run on the
-  device where the array lives (NumPy on the host, CuPy on CUDA, the MLX
-  namespace on MLX for the functions in :data:`MLX_EQUIVALENTS`); anything
-  else runs on the host, its moves counted, and its results are sent back.
-  ``out=`` arguments that are UnifiedArrays are written through the buffer.
-  An ``np.ndarray`` mixed with UnifiedArrays is taken as host data.
+* ``__array__`` (``np.asarray(x)``): the host copy, synced first if stale
+  (counted).  Writable, and aliasing ``x`` as NumPy users expect, where that
+  cannot go stale: when the host copy is the buffer's only copy, the view is
+  a host lease (as ``buf.host`` is: a counted write, made read-only the
+  moment another copy becomes valid).  Read-only otherwise; a writable array
+  is then a copy (``np.array(x)``).
+* ``__array_ufunc__`` / ``__array_function__``: NumPy functions run through
+  the one dispatch (:mod:`unifiedarray._dispatch`) on the device where the
+  array lives: NumPy on the host, CuPy on CUDA, and on MLX the standard's
+  function of the same meaning (:data:`MLX_EQUIVALENTS`, NumPy's arguments
+  mapped onto the standard's signature); anything else runs on the host, its
+  moves counted, and its results are sent back.  ``out=`` is a tracked
+  write.  An ``np.ndarray`` mixed with UnifiedArrays is taken as host data.
 * ``__dlpack__``: the copy on the array's own device.  Host exports are
   read-only (the DLPack 1.x flag) unless the consumer asks for a copy; a
   legacy (pre-1.0) consumer, which cannot be told "read-only", gets a
   writable export that counts as a write (a lease, as ``buf.host`` is).
-* ``__cuda_array_interface__`` / ``__cupy_get_ndarray__``: the CUDA copy;
-  counts as a device write, because the consumer gets a raw pointer.
+* ``__cuda_array_interface__`` / ``__cupy_get_ndarray__``: the CUDA copy.
 * ``__mlx_array__``: the MLX copy, as a new handle (MLX's in-place writes
   rebind a handle, so the consumer cannot write into the buffer).
 * pickling keeps dtype, shape, data and device (the host on load where the
@@ -28,51 +30,100 @@ What moves, and what is handed out:
 
 from __future__ import annotations
 
-import operator
+import inspect
+import sys
+import weakref
 from typing import Any
 
 import numpy as np
 
-from ._array import UnifiedArray, _send_back, _wrap, _write, native_on, placement_of, writable_native
+from . import _dispatch
+from ._array import UnifiedArray
+from ._buffer import upload_new
 from ._devices import CPU, MLX, Device
 from .backends import backend_for
 
-# NumPy names whose semantics the Array API function of (maybe) another name
-# shares exactly; only these run on MLX when called through NumPy.
+# NumPy names whose meaning the standard's function of (maybe) another name
+# shares; on MLX these run there, NumPy's arguments mapped onto the
+# standard's signature.  (On CUDA, CuPy's function of the NumPy name runs.)
 MLX_EQUIVALENTS: dict[str, str] = {
     **{n: n for n in (
         "add subtract multiply divide floor_divide negative positive exp expm1 log log1p log2 log10 "
         "sqrt square sin cos tan sinh cosh tanh floor ceil trunc sign isnan isinf isfinite maximum "
         "minimum equal not_equal less less_equal greater greater_equal logical_and logical_or "
         "logical_xor logical_not bitwise_and bitwise_or bitwise_xor hypot copysign logaddexp "
-        "matmul where sum prod mean max min argmax argmin stack sort argsort all any "
-        "reshape roll tile repeat clip"
+        "matmul where sum prod mean std var max min argmax argmin stack sort argsort all any "
+        "roll tile repeat clip take cumsum cumprod count_nonzero nonzero"
     ).split()},
     "true_divide": "divide", "absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
     "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2", "power": "pow",
     "invert": "bitwise_invert", "bitwise_not": "bitwise_invert", "left_shift": "bitwise_left_shift",
     "right_shift": "bitwise_right_shift", "remainder": "remainder", "mod": "remainder",
     "conjugate": "conj", "concatenate": "concat", "amax": "max", "amin": "min",
+    "cumsum": "cumulative_sum", "cumprod": "cumulative_prod",
     "linalg.solve": "linalg.solve", "linalg.inv": "linalg.inv", "linalg.det": "linalg.det",
     "linalg.cholesky": "linalg.cholesky", "linalg.qr": "linalg.qr", "linalg.eigh": "linalg.eigh",
+    "linalg.norm": "linalg.vector_norm", "linalg.svd": "linalg.svd",
     "fft.fft": "fft.fft", "fft.ifft": "fft.ifft", "fft.rfft": "fft.rfft", "fft.irfft": "fft.irfft",
 }  # fmt: skip
+
+# NumPy's parameter names that the standard spells otherwise.
+_RENAMES = {"a_min": "min", "a_max": "max", "ddof": "correction", "tup": "arrays", "reps": "repetitions"}
+
+
+def namespace() -> Any:
+    """The ``unifiedarray`` module: the namespace of every UnifiedArray."""
+    return sys.modules["unifiedarray"]
 
 
 # -- NumPy -----------------------------------------------------------------------
 
 
-def __array__(self: UnifiedArray, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-    host = native_on(self, CPU, "__array__")
-    if dtype is not None and np.dtype(dtype) != host.dtype:
+def array(x: UnifiedArray, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+    """``x.__array__``: see the module's docstring."""
+    if dtype is not None and np.dtype(dtype) != x.dtype:
         if copy is False:
             raise ValueError("__array__(copy=False) with a different dtype needs a copy")
-        return host.astype(dtype)
+        return _dispatch.native_on(x, CPU, "__array__").astype(dtype)
     if copy:
-        return np.array(host, copy=True)
-    view = host.view()
+        return np.array(_dispatch.native_on(x, CPU, "__array__"), copy=True)
+    buf = x._buf
+    if buf._placement is CPU and buf._copies.keys() == {CPU} and CPU in buf._valid:
+        # The host copy is the only copy: nothing can go stale, so NumPy gets
+        # what it expects of np.asarray, an alias it may write (a lease).
+        try:
+            handle = _dispatch.writable_native(x, CPU, "__array__")
+        except BufferError:
+            pass  # a view NumPy cannot express: read-only below
+        else:
+            # np.asarray would strip the HostHandle to an untracked view, so
+            # the plain array handed out joins the lease's registry itself:
+            # it turns read-only with the lease.
+            plain = handle.view(np.ndarray)
+            registry = getattr(handle, "_registry", None)
+            if registry is not None:
+                registry.append(weakref.ref(plain))
+            return plain
+    view = _dispatch.native_on(x, CPU, "__array__").view()
     view.flags.writeable = False
     return view
+
+
+def astype(x: UnifiedArray, dtype: Any, copy: bool = True) -> UnifiedArray:
+    """``x.astype(dtype)``: the namespace's ``astype``."""
+    return namespace().astype(x, np.dtype(dtype), copy=copy)  # type: ignore[no-any-return]
+
+
+def copy_of(x: UnifiedArray) -> UnifiedArray:
+    """A copy of ``x`` on its device."""
+    return namespace().astype(x, x.dtype, copy=True)  # type: ignore[no-any-return]
+
+
+def imag(x: UnifiedArray) -> UnifiedArray:
+    """The imaginary part; zeros of x's dtype for a real array (``np.imag``)."""
+    if x.dtype.kind == "c":
+        return _dispatch.call("imag", (x,))  # type: ignore[no-any-return]
+    return _dispatch.call("zeros_like", (x,))  # type: ignore[no-any-return]
 
 
 def _numpy_name(func: Any) -> str:
@@ -86,17 +137,19 @@ def _numpy_name(func: Any) -> str:
 
 def _to_unified(obj: Any) -> Any:
     """ndarrays among the arguments are host data: make them UnifiedArrays."""
-    if type(obj) is np.ndarray:
-        return _wrap(np.array(obj, copy=True), CPU)
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_to_unified(o) for o in obj)
+    if type(obj) is np.ndarray and obj.dtype.kind in "biufc":
+        return _dispatch.adopted(*_dispatch.host_data(obj, "NumPy data"))
+    if isinstance(obj, list | tuple):
+        return type(obj)(_to_unified(o) for o in obj)  # type: ignore[call-arg]
+    if isinstance(obj, dict):
+        return {k: _to_unified(v) for k, v in obj.items()}
     return obj
 
 
 def _leaves(obj: Any, keep: Any, out: list) -> None:
     """Append to ``out`` the leaves of nested lists, tuples and dicts for
     which ``keep(leaf)`` is true."""
-    if isinstance(obj, (list, tuple)):
+    if isinstance(obj, list | tuple):
         for o in obj:
             _leaves(o, keep, out)
     elif isinstance(obj, dict):
@@ -106,36 +159,29 @@ def _leaves(obj: Any, keep: Any, out: list) -> None:
         out.append(obj)
 
 
-def _collect(obj: Any, found: list) -> None:
-    _leaves(obj, lambda o: type(o) is UnifiedArray, found)
-
-
 def _natives(obj: Any, dev: Device, reason: str) -> Any:
     if type(obj) is UnifiedArray:
-        native = native_on(obj, dev, reason)
-        if dev == CPU:
-            # Read-only, as __array__ hands out: a NumPy function that writes
-            # into an argument it was not known to write (those are in
-            # _WRITES_FIRST) fails loudly instead of leaving the buffer's
-            # other copies stale.
+        native = _dispatch.native_on(obj, dev, reason)
+        if dev is CPU:
+            # Read-only: a NumPy function that writes into an argument it was
+            # not known to write (those are in _WRITES_FIRST) fails loudly
+            # instead of leaving the buffer's other copies stale.
             native = native.view()
             native.flags.writeable = False
         return native
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_natives(o, dev, reason) for o in obj)
+    if isinstance(obj, list | tuple):
+        return type(obj)(_natives(o, dev, reason) for o in obj)  # type: ignore[call-arg]
     if isinstance(obj, dict):
         return {k: _natives(v, dev, reason) for k, v in obj.items()}
     return obj
 
 
 def _wrap_any(res: Any, dev: Device, inputs: Any) -> Any:
-    """Wrap a NumPy-level result; results that are views of the inputs
-    (np.reshape, np.transpose, ...) get memory of their own, as everywhere."""
-    from ._array import _wrap_result
-
+    """Wrap a NumPy-level result; results that are views of the inputs get
+    memory of their own, as everywhere."""
     flat: list = []
     _leaves(inputs, lambda o: hasattr(o, "shape"), flat)
-    return _wrap_result(res, dev, flat)
+    return _dispatch.wrap_result(res, dev, flat)
 
 
 # NumPy functions that write into their first argument (and return None, or
@@ -158,104 +204,218 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
     written in place, through a lease of its host copy (a counted write:
     every other copy becomes stale); any other (on a device, or a view NumPy
     cannot express) is written on a host copy of its data, which then goes
-    back through the buffer, its moves counted.  The other arguments are
-    host data."""
+    back through the buffer, its moves counted."""
     target = args[0]
     dev = target._buf._placement if type(target) is UnifiedArray else CPU
-    why = reason if dev == CPU else f"host fallback: {reason}"
+    why = reason if dev is CPU else f"host fallback: {reason}"
     nat_rest, nat_kw = _natives(_to_unified(args[1:]), CPU, why), _natives(_to_unified(kwargs), CPU, why)
     if type(target) is not UnifiedArray:
         return host_call(target, *nat_rest, **nat_kw)
-    if dev == CPU:
+    if dev is CPU:
         try:
-            handle = writable_native(target, CPU, reason)
+            handle = _dispatch.writable_native(target, CPU, reason)
         except BufferError:
             pass  # a strided reshape: no host view of it to write into
         else:
             res = host_call(handle, *nat_rest, **nat_kw)
             return target if res is handle else res
-    work = np.array(native_on(target, CPU, why), copy=True)
+    work = np.array(_dispatch.native_on(target, CPU, why), copy=True)
     res = host_call(work, *nat_rest, **nat_kw)
-    _write(target, Ellipsis, native_on(_wrap(work, CPU), dev, why), why)
+    _dispatch.write(target, Ellipsis, _dispatch.send_back(_dispatch.wrap(work, CPU), dev, why), why)
     return target if res is work else res
 
 
-def _run_numpy_call(name: str, host_call: Any, args: tuple, kwargs: dict, reason: str) -> Any:
+_SIGNATURES: dict[Any, inspect.Signature | None] = {}
+
+
+def _signature(fn: Any) -> inspect.Signature | None:
+    try:
+        return _SIGNATURES[fn]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable
+        return None
+    try:
+        sig: inspect.Signature | None = inspect.signature(fn)
+    except (TypeError, ValueError):
+        sig = None
+    _SIGNATURES[fn] = sig
+    return sig
+
+
+def _pop_out(func: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict, Any]:
+    """``out=`` taken out of a NumPy call (given by keyword, or by position
+    as ``np.clip(a, 0, 1, y)`` and ``np.vecdot(a, b, c)`` allow); the
+    arguments after a positional ``out`` become keywords."""
+    out = kwargs.pop("out", None)
+    if out is not None or isinstance(func, np.ufunc):
+        return args, kwargs, out  # ufuncs: NumPy already moved a positional out into kwargs
+    sig = _signature(func)
+    if sig is None or "out" not in sig.parameters:
+        return args, kwargs, None
+    names = list(sig.parameters)
+    i = names.index("out")
+    if len(args) <= i:
+        return args, kwargs, None
+    for j in range(i + 1, len(args)):
+        kwargs[names[j]] = args[j]
+    return args[:i], kwargs, args[i]
+
+
+def _standard_call(name: str, func: Any, args: tuple, kwargs: dict) -> tuple[Any, tuple, dict] | None:
+    """A NumPy call as the standard's function of the same meaning
+    (``np.mean(x, 0)`` -> ``xp.mean(x, axis=0)``), or None where the call
+    uses what the standard lacks (``where=``, ``kind=``, ...)."""
+    path = MLX_EQUIVALENTS.get(name)
+    if path is None:
+        return None
+    target: Any = namespace()
+    for part in path.split("."):
+        target = getattr(target, part)
+    if isinstance(func, np.ufunc):
+        extra = set(kwargs) - {"dtype"}
+        if extra or len(args) != func.nin:
+            return None
+        dtype = kwargs.get("dtype")
+        if dtype is not None:
+            cast = namespace().astype
+            args = tuple(cast(a, np.dtype(dtype)) if type(a) is UnifiedArray else a for a in args)
+        return target, args, {}
+    np_sig, std_sig = _signature(func), _signature(target)
+    if np_sig is None or std_sig is None:
+        return None
+    try:
+        bound = np_sig.bind(*args, **kwargs)
+    except TypeError:
+        return None
+    std_params = std_sig.parameters
+    positional = [p for p in std_params.values() if p.kind is inspect.Parameter.POSITIONAL_ONLY]
+    call_args: list[Any] = []
+    call_kwargs: dict[str, Any] = {}
+    for i, (pname, param) in enumerate(np_sig.parameters.items()):
+        if pname not in bound.arguments:
+            continue
+        value = bound.arguments[pname]
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            if value:
+                return None
+            continue
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            return None
+        if i < len(positional):
+            if i != len(call_args):
+                return None
+            call_args.append(value)
+            continue
+        if value is param.default or (param.default is None and value is None):
+            continue
+        std_name = _RENAMES.get(pname, pname)
+        std_param = std_params.get(std_name)
+        if std_param is None or std_param.kind is inspect.Parameter.POSITIONAL_ONLY:
+            return None
+        call_kwargs[std_name] = value
+    return target, tuple(call_args), call_kwargs
+
+
+def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> Any:
     """Run a NumPy-level call where its UnifiedArray arguments live."""
     if (
         args
         and (type(args[0]) is UnifiedArray or isinstance(args[0], np.ndarray))
         and _writes_first(name, args, kwargs)
     ):
-        return _run_in_place(name, host_call, args, kwargs, reason)
-    out = kwargs.pop("out", None)
+        return _run_in_place(name, func, args, kwargs, reason)
+    args, kwargs, out = _pop_out(func, args, kwargs)
+    if out is not None and kwargs.get("where") is not None:
+        return _masked_into(func, args, kwargs, out, reason)
     args, kwargs = _to_unified(args), _to_unified(kwargs)
     found: list[UnifiedArray] = []
-    _collect(args, found)
-    _collect(kwargs, found)
-    dev = placement_of(found, reason) if found else CPU
+    _leaves((args, kwargs), lambda o: type(o) is UnifiedArray, found)
+    dev = _dispatch.placement_of(found, reason) if found else CPU
     result: Any = None
     if dev.kind == "cuda":
-        import cupy
-
-        fn: Any = cupy
-        for part in name.split("."):
-            fn = getattr(fn, part, None)
-            if fn is None:
-                break
-        if fn is not None:
-            with cupy.cuda.Device(dev.index):
-                nat_args, nat_kwargs = _natives(args, dev, reason), _natives(kwargs, dev, reason)
-                try:
-                    result = _wrap_any(fn(*nat_args, **nat_kwargs), dev, (nat_args, nat_kwargs))
-                except (TypeError, NotImplementedError):
-                    # NumPy-only keywords CuPy refuses (where=, initial=, ...):
-                    # the host does it, as on MLX.
-                    result = None
-    elif dev.kind == "mlx" and name in MLX_EQUIVALENTS:
-        from . import _array
-
-        target = MLX_EQUIVALENTS[name]
-        try:
-            result = _array.dispatch(target, args, kwargs, reason=reason)
-        except TypeError:
-            result = None  # NumPy-only keywords (ddof=, ...): the host does it
+        result = _run_on_cuda(name, args, kwargs, dev, reason)
+    elif dev.kind == "mlx":
+        standard = _standard_call(name, func, args, kwargs)
+        if standard is not None:
+            target, std_args, std_kwargs = standard
+            try:
+                result = target(*std_args, **std_kwargs)
+            except TypeError:
+                result = None  # a call form the standard's function refuses: the host does it
     if result is None:
-        why = reason if dev == CPU else f"host fallback: numpy.{name}"
+        why = reason if dev is CPU else f"host fallback: numpy.{name}"
         nat_args, nat_kwargs = _natives(args, CPU, why), _natives(kwargs, CPU, why)
-        result = _wrap_any(host_call(*nat_args, **nat_kwargs), CPU, (nat_args, nat_kwargs))
-        if dev != CPU:
-            result = _send_back(result, dev, why)
-    if out is None:
-        return result
+        result = _wrap_any(func(*nat_args, **nat_kwargs), CPU, (nat_args, nat_kwargs))
+        result = _dispatch.send_back(result, dev, why)
+    return result if out is None else _into(out, result, reason)
+
+
+def _run_on_cuda(name: str, args: tuple, kwargs: dict, dev: Device, reason: str) -> Any:
+    """CuPy's function of the NumPy name, or None (the host does it)."""
+    backend = backend_for(dev)
+    fn: Any = backend.numpy_like()
+    for part in name.split("."):
+        fn = getattr(fn, part, None)
+        if fn is None:
+            return None
+    with backend.compute_context(dev):
+        nat_args, nat_kwargs = _natives(args, dev, reason), _natives(kwargs, dev, reason)
+        try:
+            return _wrap_any(fn(*nat_args, **nat_kwargs), dev, (nat_args, nat_kwargs))
+        except (TypeError, NotImplementedError):
+            return None  # NumPy-only keywords CuPy refuses (where=, initial=, ...)
+
+
+def _into(out: Any, result: Any, reason: str) -> Any:
+    """Write ``result`` into ``out`` (a tracked write for UnifiedArrays)."""
     outs = out if isinstance(out, tuple) else (out,)
     results = result if isinstance(result, tuple) else (result,)
-    for o, r in zip(outs, results):
+    for o, r in zip(outs, results, strict=False):
         if type(o) is UnifiedArray:
-            _write(o, Ellipsis, native_on(r, o.device, reason) if type(r) is UnifiedArray else r, reason)
-        else:
-            np.copyto(o, np.asarray(r))
+            if type(r) is UnifiedArray and r.dtype != o.dtype:
+                r = np.asarray(_dispatch.native_on(r, CPU, reason)).astype(o.dtype, casting="same_kind")
+            _dispatch.write(o, Ellipsis, r, reason)
+        elif o is not None:
+            np.copyto(o, np.asarray(r), casting="same_kind")
     return out if isinstance(out, tuple) and len(outs) > 1 else outs[0]
 
 
-def __array_ufunc__(self: UnifiedArray, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-    if method != "__call__" or kwargs.get("where") is not None:
-        # reduce/accumulate/at and masked calls: NumPy on the host, counted.
-        host_call = getattr(ufunc, method)
-        name = f"{ufunc.__name__}.{method}"
-        return _run_numpy_call(name, host_call, inputs, kwargs, f"numpy.{name}")
-    return _run_numpy_call(ufunc.__name__, ufunc, inputs, kwargs, f"numpy.{ufunc.__name__}")
+def _masked_into(func: Any, args: tuple, kwargs: dict, out: Any, reason: str) -> Any:
+    """``out=`` with ``where=``: the elements where the mask is false keep
+    out's values, so NumPy writes into a host copy of out, which goes back
+    through the buffer (its moves counted)."""
+    outs = out if isinstance(out, tuple) else (out,)
+    works = tuple(
+        np.array(_dispatch.native_on(o, CPU, reason), copy=True) if type(o) is UnifiedArray else o for o in outs
+    )
+    nat_args, nat_kwargs = _natives(_to_unified(args), CPU, reason), _natives(_to_unified(kwargs), CPU, reason)
+    func(*nat_args, out=works if isinstance(func, np.ufunc) else works[0], **nat_kwargs)
+    for o, w in zip(outs, works, strict=True):
+        if type(o) is UnifiedArray:
+            _dispatch.write(o, Ellipsis, _dispatch.send_back(_dispatch.wrap(w, CPU), o.device, reason), reason)
+    return out
 
 
-def __array_function__(self: UnifiedArray, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
-    if not all(issubclass(t, (UnifiedArray, np.ndarray)) for t in types):
+def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """``__array_ufunc__``: a ufunc call (or its ``reduce``, ``at``, ...)."""
+    if method == "__call__":
+        return numpy_call(ufunc.__name__, ufunc, inputs, dict(kwargs), f"numpy.{ufunc.__name__}")
+    name = f"{ufunc.__name__}.{method}"
+    return numpy_call(name, getattr(ufunc, method), inputs, dict(kwargs), f"numpy.{name}")
+
+
+def array_function(func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+    """``__array_function__``: a NumPy function called with UnifiedArrays."""
+    if not all(issubclass(t, UnifiedArray | np.ndarray) for t in types):
         return NotImplemented
     name = _numpy_name(func)
-    if name in _NUMPY_VIEWS and args and type(args[0]) is UnifiedArray:
-        view = _NUMPY_VIEWS[name](*args, **kwargs)
-        if view is not None:
-            return view
-    return _run_numpy_call(name, func, args, dict(kwargs), f"numpy.{name}")
+    view = _NUMPY_VIEWS.get(name)
+    if view is not None and args and type(args[0]) is UnifiedArray:
+        res = view(*args, **kwargs)
+        if res is not None:
+            return res
+    return numpy_call(name, func, args, dict(kwargs), f"numpy.{name}")
 
 
 # NumPy's functions that return views, answered with views of the buffer
@@ -265,45 +425,45 @@ def __array_function__(self: UnifiedArray, func: Any, types: Any, args: tuple, k
 def _np_reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None) -> Any:
     if order != "C" or copy:
         return None
-    return _functions().reshape(a, shape if shape is not None else newshape)
+    return _dispatch.reshaped(a, shape if shape is not None else newshape)
 
 
 def _np_ravel(a: Any, order: str = "C") -> Any:
-    return _functions().reshape(a, (-1,)) if order == "C" else None
+    return _dispatch.reshaped(a, (-1,)) if order == "C" else None
 
 
 def _np_transpose(a: Any, axes: Any = None) -> Any:
     if axes is None:
-        return _functions().permute_dims(a, tuple(range(a.ndim))[::-1])
-    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
-    return _functions().permute_dims(a, tuple(_np_axis(ax, a.ndim) for ax in axes))
+        return _dispatch.permuted(a, tuple(range(a.ndim))[::-1])
+    axes = (axes,) if isinstance(axes, int | np.integer) else tuple(axes)
+    return _dispatch.permuted(a, tuple(_np_axis(ax, a.ndim) for ax in axes))
 
 
 def _np_swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     axes = list(range(a.ndim))
     i, j = _np_axis(axis1, a.ndim), _np_axis(axis2, a.ndim)
     axes[i], axes[j] = axes[j], axes[i]
-    return _functions().permute_dims(a, tuple(axes))
+    return _dispatch.permuted(a, tuple(axes))
 
 
 def _np_squeeze(a: Any, axis: Any = None) -> Any:
     if axis is None:  # NumPy's default: every singleton axis
         axis = tuple(i for i, d in enumerate(a.shape) if d == 1)
-    return _functions().squeeze(a, axis)
+    return namespace().squeeze(a, axis)
 
 
 def _np_axis(axis: Any, ndim: int) -> int:
     """An axis as NumPy checks it (``AxisError``, an IndexError and a ValueError)."""
-    ax = operator.index(axis)
+    ax = int(np.asarray(axis).item()) if not isinstance(axis, int) else axis
     if not -ndim <= ax < ndim:
         raise np.exceptions.AxisError(ax, ndim)
     return ax % ndim if ndim else ax
 
 
-def _functions() -> Any:
-    from . import _functions as f
-
-    return f
+def _flip_axis(m: Any, axis: int, name: str, min_ndim: int) -> Any:
+    if m.ndim < min_ndim:
+        raise ValueError(f"{name}: input must be at least {min_ndim}-d")
+    return namespace().flip(m, axis=axis)
 
 
 _NUMPY_VIEWS: dict[str, Any] = {
@@ -314,17 +474,11 @@ _NUMPY_VIEWS: dict[str, Any] = {
     "swapaxes": _np_swapaxes,
     "matrix_transpose": lambda x: x.mT,
     "squeeze": _np_squeeze,
-    "expand_dims": lambda a, axis: _functions().expand_dims(a, axis),
-    "flip": lambda m, axis=None: _functions().flip(m, axis=axis),
+    "expand_dims": lambda a, axis: namespace().expand_dims(a, axis=axis),
+    "flip": lambda m, axis=None: namespace().flip(m, axis=axis),
     "flipud": lambda m: _flip_axis(m, 0, "flipud", 1),
     "fliplr": lambda m: _flip_axis(m, 1, "fliplr", 2),
 }
-
-
-def _flip_axis(m: Any, axis: int, name: str, min_ndim: int) -> Any:
-    if m.ndim < min_ndim:
-        raise ValueError(f"{name}: input must be at least {min_ndim}-d")
-    return _functions().flip(m, axis=axis)
 
 
 # -- DLPack ------------------------------------------------------------------------
@@ -347,10 +501,10 @@ def __dlpack__(
         # The consumer wants the data on the CPU: that is a copy.
         if copy is False:
             raise BufferError(f"__dlpack__: data lives on {dev}; a CPU export needs copy=True or None")
-        host = np.array(native_on(self, CPU, "__dlpack__"), copy=True)
+        host = np.array(_dispatch.native_on(self, CPU, "__dlpack__"), copy=True)
         return host.__dlpack__(max_version=max_version, copy=False)
     if dev == CPU:
-        host = native_on(self, CPU, "__dlpack__")
+        host = _dispatch.native_on(self, CPU, "__dlpack__")
         if copy or (copy is None and not versioned):
             # A copy (asked for, or the standard's choice under copy=None for a
             # legacy consumer, which cannot be told "read-only").
@@ -360,11 +514,11 @@ def __dlpack__(
             view.flags.writeable = False  # exported with DLPack's read-only flag
             return view.__dlpack__(stream=stream, **kwargs)
         # copy=False from a legacy consumer: the export is a lease (a write).
-        return writable_native(self, CPU, "__dlpack__").__dlpack__(stream=stream)
+        return _dispatch.writable_native(self, CPU, "__dlpack__").__dlpack__(stream=stream)
     if dev == MLX and copy is not False:
         # MLX's exports carry no read-only flag; a copy keeps the buffer safe
         # from a consumer that writes, and MLX's own import copies anyway.
-        native = backend_for(MLX).copy(native_on(self, MLX, "__dlpack__"))  # type: ignore[attr-defined]
+        native = backend_for(MLX).copy(_dispatch.native_on(self, MLX, "__dlpack__"))  # type: ignore[attr-defined]
         return native.__dlpack__()
     if max_version is not None:
         kwargs["max_version"] = tuple(max_version)  # CuPy declares a tuple
@@ -372,12 +526,12 @@ def __dlpack__(
         import cupy
 
         with cupy.cuda.Device(dev.index):
-            native = native_on(self, dev, "__dlpack__").copy()
+            native = _dispatch.native_on(self, dev, "__dlpack__").copy()
         # Our copy is exported as it is: CuPy refuses copy=True for a same-
         # device export ("only supported for copy to CPU").
         kwargs["copy"] = None
     else:
-        native = writable_native(self, dev, "__dlpack__")  # zero-copy on CUDA: the consumer may write
+        native = _dispatch.writable_native(self, dev, "__dlpack__")  # zero-copy on CUDA: the consumer may write
     try:
         return native.__dlpack__(stream=stream, **kwargs)
     except TypeError:  # producers that predate the 2023.12 keywords
@@ -400,7 +554,7 @@ def __dlpack_device__(self: UnifiedArray) -> tuple[int, int]:
     buf = self._buf
     native = buf._copies.get(dev)
     if native is None:
-        native = native_on(self, dev, "__dlpack_device__")
+        native = _dispatch.native_on(self, dev, "__dlpack_device__")
     return tuple(native.__dlpack_device__())  # type: ignore[return-value]
 
 
@@ -410,7 +564,7 @@ def __dlpack_device__(self: UnifiedArray) -> tuple[int, int]:
 def _cuda_native(self: UnifiedArray, reason: str) -> Any:
     if self.device.kind != "cuda":
         raise AttributeError(f"{reason}: this array lives on {self.device}, not on a CUDA device")
-    return writable_native(self, self.device, reason)  # a raw pointer goes out: presume a write
+    return _dispatch.writable_native(self, self.device, reason)  # a raw pointer goes out: presume a write
 
 
 def _cuda_array_interface(self: UnifiedArray) -> dict[str, Any]:
@@ -424,194 +578,28 @@ def __cupy_get_ndarray__(self: UnifiedArray) -> Any:
 
 
 def __mlx_array__(self: UnifiedArray) -> Any:
-    native = native_on(self, MLX, "__mlx_array__")
+    native = _dispatch.native_on(self, MLX, "__mlx_array__")
     return backend_for(MLX).detach(native)  # type: ignore[attr-defined]
 
 
 # -- conversions, pickling, dask -----------------------------------------------------
 
 
-def to_numpy(self: UnifiedArray) -> np.ndarray:
-    """The data on the host, as a read-only NumPy view (synced if stale).
-
-    >>> import unifiedarray as xp
-    >>> xp.arange(3).to_numpy()
-    array([0, 1, 2])
-    """
-    return __array__(self)
-
-
-def tolist(self: UnifiedArray) -> Any:
-    """The data as nested Python lists (scalars for a 0-d array)."""
-    return native_on(self, CPU, "tolist").tolist()
-
-
 def _rebuild(data: np.ndarray, device: str) -> UnifiedArray:
-    from ._creation import asarray
-
     try:
-        backend_for(device)
+        dev = Device.parse(device)
+        backend_for(dev)
     except ValueError:
-        device = "cpu"  # the device is not on this machine: restore on the host
-    return asarray(data, device=device)
+        dev = CPU  # the device is not on this machine: restore on the host
+    if dev is CPU:
+        return _dispatch.adopted(np.array(data, copy=True), CPU, data.dtype)
+    return UnifiedArray._from_buffer(upload_new(data, dev, "unpickle", explicit=True))
 
 
 def __reduce__(self: UnifiedArray) -> tuple:
-    return (_rebuild, (np.array(native_on(self, CPU, "pickle"), copy=True), str(self.device)))
+    return (_rebuild, (np.array(_dispatch.native_on(self, CPU, "pickle"), copy=True), str(self.device)))
 
 
 def __dask_tokenize__(self: UnifiedArray) -> tuple:
     buf = self._buf
     return ("unifiedarray", id(buf), buf._version, self._key, str(self.dtype), self._shape)
-
-
-# NumPy-style methods (``x.sum()``, ``x.reshape(...)``), as CuPy's arrays have
-# them: each calls the NumPy function of that name, which dispatches through
-# __array_function__, so it runs on the device where the array lives.
-NUMPY_METHODS = (
-    "all any argmax argmin argpartition argsort clip conj conjugate cumprod cumsum diagonal dot max "
-    "mean min nonzero prod put ravel repeat reshape round searchsorted squeeze std sum swapaxes take "
-    "trace transpose var"
-).split()
-
-
-# NumPy's in-place methods and the attributes NumPy code reads (CuPy's arrays
-# have them too).  The in-place ones write through __setitem__, so through
-# the buffer.
-def fill(self: UnifiedArray, value: Any) -> None:
-    """Set every element to ``value``, in place (``ndarray.fill``)."""
-    self[...] = value
-
-
-def sort(self: UnifiedArray, axis: int = -1, kind: str | None = None) -> None:
-    """Sort in place along ``axis`` (``ndarray.sort``), where ``x`` lives
-    (``kind=``, which only NumPy takes, sends the sort to the host)."""
-    self[...] = np.sort(self, axis=axis) if kind is None else np.sort(self, axis=axis, kind=kind)
-
-
-def partition(self: UnifiedArray, kth: Any, axis: int = -1) -> None:
-    """Partition in place (``ndarray.partition``)."""
-    self[...] = np.partition(self, kth, axis=axis)
-
-
-def flatten(self: UnifiedArray) -> UnifiedArray:
-    """A flat copy (``ndarray.flatten``; ``ravel`` and ``reshape`` give views)."""
-    from ._functions import astype, reshape
-
-    return astype(reshape(self, (-1,)), self.dtype, copy=True)
-
-
-def tobytes(self: UnifiedArray, order: str = "C") -> bytes:
-    """The data's bytes, from the host copy (synced if stale)."""
-    return native_on(self, CPU, "tobytes").tobytes(order)
-
-
-_NUMPY_ATTRIBUTES = {
-    "real": property(lambda self: np.real(self), doc="The real part (a new array), as ``np.real``."),
-    "imag": property(lambda self: np.imag(self), doc="The imaginary part (zeros for real dtypes), as ``np.imag``."),
-    "itemsize": property(lambda self: self.dtype.itemsize, doc="Bytes per element."),
-}
-
-
-def _numpy_method(name: str) -> Any:
-    func = getattr(np, name)
-
-    def method(self: UnifiedArray, *args: Any, **kwargs: Any) -> Any:
-        if name in ("reshape", "transpose") and len(args) > 1:
-            args = (args,)  # x.reshape(2, 3) as NumPy allows
-        return func(self, *args, **kwargs)
-
-    method.__name__ = name
-    method.__doc__ = f"``numpy.{name}(x, ...)``, run where ``x`` lives."
-    return method
-
-
-def astype_method(self: UnifiedArray, dtype: Any, copy: bool = True, **_: Any) -> UnifiedArray:
-    """``x.astype(dtype)``, as NumPy and CuPy arrays have it."""
-    from ._functions import astype
-
-    return astype(self, np.dtype(dtype), copy=copy)
-
-
-def copy_method(self: UnifiedArray) -> UnifiedArray:
-    """A copy of ``x`` on the same device."""
-    from ._functions import astype
-
-    return astype(self, self.dtype, copy=True)
-
-
-def item(self: UnifiedArray, *args: Any) -> Any:
-    """One element as a Python scalar (like ``ndarray.item``)."""
-    return native_on(self, CPU, "item").item(*args)
-
-
-# Python protocols NumPy's arrays answer and the standard does not name:
-# without them `1.0 in x`, `f"{loss:.4f}"`, `round(x)` and `divmod(x, 2)`
-# fail on code written for NumPy.
-def __contains__(self: UnifiedArray, value: Any) -> bool:
-    """``value in x``: whether any element equals ``value`` (as NumPy)."""
-    import unifiedarray
-
-    return bool(unifiedarray.any(self == value))
-
-
-def __format__(self: UnifiedArray, spec: str) -> str:
-    """A 0-d array formats as its element (``f"{loss:.4f}"``); any array
-    formats as its ``str`` with an empty spec."""
-    if not self._shape:
-        return format(self._scalar("__format__"), spec)
-    if spec:
-        raise TypeError(f"unsupported format string {spec!r} for a {self.ndim}-d UnifiedArray")
-    return str(self)
-
-
-def __round__(self: UnifiedArray, ndigits: int | None = None) -> Any:
-    """``round(x)``: a Python number for a 0-d array (as Python's round of
-    its element), else the array rounded elementwise (NumPy's rules)."""
-    if not self._shape:
-        return round(self._scalar("__round__"), ndigits)
-    return np.round(self, 0 if ndigits is None else ndigits)
-
-
-def __divmod__(self: UnifiedArray, other: Any) -> Any:
-    return self // other, self % other
-
-
-def __rdivmod__(self: UnifiedArray, other: Any) -> Any:
-    return other // self, other % self
-
-
-def install() -> None:
-    for name, fn in {
-        "__array__": __array__,
-        "__array_ufunc__": __array_ufunc__,
-        "__array_function__": __array_function__,
-        "__dlpack__": __dlpack__,
-        "__dlpack_device__": __dlpack_device__,
-        "__cupy_get_ndarray__": __cupy_get_ndarray__,
-        "__mlx_array__": __mlx_array__,
-        "to_numpy": to_numpy,
-        "tolist": tolist,
-        "__reduce__": __reduce__,
-        "__dask_tokenize__": __dask_tokenize__,
-        "astype": astype_method,
-        "copy": copy_method,
-        "item": item,
-        "fill": fill,
-        "sort": sort,
-        "partition": partition,
-        "flatten": flatten,
-        "tobytes": tobytes,
-        **_NUMPY_ATTRIBUTES,
-        "__contains__": __contains__,
-        "__format__": __format__,
-        "__round__": __round__,
-        "__divmod__": __divmod__,
-        "__rdivmod__": __rdivmod__,
-        **{n: _numpy_method(n) for n in NUMPY_METHODS},
-    }.items():
-        setattr(UnifiedArray, name, fn)
-    UnifiedArray.__cuda_array_interface__ = property(_cuda_array_interface)  # type: ignore[attr-defined]
-
-
-install()

@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 
 from ._buffer import UnifiedBuffer, _normalize_shape, adopt
-from ._creation import _as_dtype
 from ._devices import CPU, Device, DeviceLike
+from ._dtypes import as_dtype
 from .backends import backend_for
 
 __all__ = ["MemoryPool", "OutOfMemoryError", "get_memory_pool", "size_class"]
@@ -294,7 +294,7 @@ class MemoryPool:
         unspecified until written (reads see zeros, never an old owner's
         data)."""
         dev = CPU if device is None else Device.parse(device)
-        dt = _as_dtype(dtype, dev)
+        dt = as_dtype(dtype, dev)
         if dev is not CPU:  # the host holds every dtype
             key = (dev, dt)
             if key not in self._checked:

@@ -1,42 +1,231 @@
-"""The ``fft`` extension (14 functions of Array API 2025.12), generated from
-the tables in :mod:`unifiedarray._functions`.
+"""The ``fft`` extension of Array API 2025.12.
 
+Each function is the standard's signature, written out, handing its call to
+the one dispatch (:mod:`unifiedarray._dispatch`), which runs it on the
+device where its arrays live.
+
+Example
+-------
 >>> import unifiedarray as xp
 >>> xp.fft.fft(xp.ones(4, dtype=xp.complex128)).shape
 (4,)
 """
 
-from typing import Any
+from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Literal
+
+from . import _dispatch
+from ._array import UnifiedArray
 from ._devices import DeviceLike
-from ._functions import FFT_ARRAY, FFT_CREATION, make_generic
+from ._dtypes import DType, as_dtype, default_float
 
-__all__ = list(FFT_ARRAY) + list(FFT_CREATION)
+__all__ = [
+    "fft",
+    "fftfreq",
+    "fftn",
+    "fftshift",
+    "hfft",
+    "ifft",
+    "ifftn",
+    "ifftshift",
+    "ihfft",
+    "irfft",
+    "irfftn",
+    "rfft",
+    "rfftfreq",
+    "rfftn",
+]
 
-for _name in FFT_ARRAY:
-    globals()[_name] = make_generic(f"fft.{_name}", "fft extension")
-del _name
+
+def fft(
+    x: UnifiedArray,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> UnifiedArray:
+    """``fft.fft`` (fft extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fft.html
+    """
+    return _dispatch.call("fft.fft", (x,), {"n": n, "axis": axis, "norm": norm})  # type: ignore[no-any-return]
 
 
-def _freq(name: str, n: int, d: float, dtype: Any, device: DeviceLike | None) -> Any:
-    from ._array import dispatch
-    from ._creation import _as_dtype, _device, default_float
+def ifft(
+    x: UnifiedArray,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> UnifiedArray:
+    """``fft.ifft`` (fft extension), run where its arrays live.
 
-    dev = _device(device)
-    dt = default_float(dev) if dtype is None else _as_dtype(dtype, dev)
-    return dispatch(f"fft.{name}", (n,), {"d": d, "dtype": dt}, device=dev)
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifft.html
+    """
+    return _dispatch.call("fft.ifft", (x,), {"n": n, "axis": axis, "norm": norm})  # type: ignore[no-any-return]
 
 
-def fftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: DeviceLike | None = None) -> Any:
+def fftn(
+    x: UnifiedArray,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> UnifiedArray:
+    """``fft.fftn`` (fft extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftn.html
+    """
+    return _dispatch.call("fft.fftn", (x,), {"s": s, "axes": axes, "norm": norm})  # type: ignore[no-any-return]
+
+
+def ifftn(
+    x: UnifiedArray,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> UnifiedArray:
+    """``fft.ifftn`` (fft extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifftn.html
+    """
+    return _dispatch.call("fft.ifftn", (x,), {"s": s, "axes": axes, "norm": norm})  # type: ignore[no-any-return]
+
+
+def rfft(
+    x: UnifiedArray,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> UnifiedArray:
+    """``fft.rfft`` (fft extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfft.html
+    """
+    return _dispatch.call("fft.rfft", (x,), {"n": n, "axis": axis, "norm": norm})  # type: ignore[no-any-return]
+
+
+def irfft(
+    x: UnifiedArray,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> UnifiedArray:
+    """``fft.irfft`` (fft extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.irfft.html
+    """
+    return _dispatch.call("fft.irfft", (x,), {"n": n, "axis": axis, "norm": norm})  # type: ignore[no-any-return]
+
+
+def rfftn(
+    x: UnifiedArray,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> UnifiedArray:
+    """``fft.rfftn`` (fft extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfftn.html
+    """
+    return _dispatch.call("fft.rfftn", (x,), {"s": s, "axes": axes, "norm": norm})  # type: ignore[no-any-return]
+
+
+def irfftn(
+    x: UnifiedArray,
+    /,
+    *,
+    s: Sequence[int] | None = None,
+    axes: Sequence[int] | None = None,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> UnifiedArray:
+    """``fft.irfftn`` (fft extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.irfftn.html
+    """
+    return _dispatch.call("fft.irfftn", (x,), {"s": s, "axes": axes, "norm": norm})  # type: ignore[no-any-return]
+
+
+def hfft(
+    x: UnifiedArray,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> UnifiedArray:
+    """``fft.hfft`` (fft extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.hfft.html
+    """
+    return _dispatch.call("fft.hfft", (x,), {"n": n, "axis": axis, "norm": norm})  # type: ignore[no-any-return]
+
+
+def ihfft(
+    x: UnifiedArray,
+    /,
+    *,
+    n: int | None = None,
+    axis: int = -1,
+    norm: Literal["backward", "ortho", "forward"] = "backward",
+) -> UnifiedArray:
+    """``fft.ihfft`` (fft extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ihfft.html
+    """
+    return _dispatch.call("fft.ihfft", (x,), {"n": n, "axis": axis, "norm": norm})  # type: ignore[no-any-return]
+
+
+def fftshift(x: UnifiedArray, /, *, axes: int | Sequence[int] | None = None) -> UnifiedArray:
+    """``fft.fftshift`` (fft extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftshift.html
+    """
+    return _dispatch.call("fft.fftshift", (x,), {"axes": axes})  # type: ignore[no-any-return]
+
+
+def ifftshift(x: UnifiedArray, /, *, axes: int | Sequence[int] | None = None) -> UnifiedArray:
+    """``fft.ifftshift`` (fft extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifftshift.html
+    """
+    return _dispatch.call("fft.ifftshift", (x,), {"axes": axes})  # type: ignore[no-any-return]
+
+
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: DeviceLike | None = None) -> UnifiedArray:
     """The sample frequencies of ``fft`` for a signal of ``n`` samples.
 
     >>> import unifiedarray as xp
     >>> xp.fft.fftfreq(4).tolist()
     [0.0, 0.25, -0.5, -0.25]
     """
-    return _freq("fftfreq", n, d, dtype, device)
+    dev = _dispatch.placement(device)
+    dt = default_float(dev) if dtype is None else as_dtype(dtype, dev)
+    return _dispatch.call_mixed("fft.fftfreq", (n,), {"d": d, "dtype": dt}, device=dev)  # type: ignore[no-any-return]
 
 
-def rfftfreq(n: int, /, *, d: float = 1.0, dtype: Any = None, device: DeviceLike | None = None) -> Any:
-    """The sample frequencies of ``rfft`` for a signal of ``n`` samples."""
-    return _freq("rfftfreq", n, d, dtype, device)
+def rfftfreq(
+    n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: DeviceLike | None = None
+) -> UnifiedArray:
+    """The sample frequencies of ``rfft`` for a signal of ``n`` samples.
+
+    >>> import unifiedarray as xp
+    >>> xp.fft.rfftfreq(4).tolist()
+    [0.0, 0.25, 0.5]
+    """
+    dev = _dispatch.placement(device)
+    dt = default_float(dev) if dtype is None else as_dtype(dtype, dev)
+    return _dispatch.call_mixed("fft.rfftfreq", (n,), {"d": d, "dtype": dt}, device=dev)  # type: ignore[no-any-return]

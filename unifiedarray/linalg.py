@@ -1,15 +1,301 @@
-"""The ``linalg`` extension (25 functions of Array API 2025.12), generated
-from the table in :mod:`unifiedarray._functions`.
+"""The ``linalg`` extension of Array API 2025.12.
 
+Each function is the standard's signature, written out, handing its call to
+the one dispatch (:mod:`unifiedarray._dispatch`), which runs it on the
+device where its arrays live.
+
+Example
+-------
 >>> import unifiedarray as xp
 >>> float(xp.linalg.det(xp.eye(3)))
 1.0
 """
 
-from ._functions import LINALG, make_generic
+from __future__ import annotations
 
-__all__ = list(LINALG)
+from collections.abc import Sequence
+from typing import Literal, NamedTuple
 
-for _name in LINALG:
-    globals()[_name] = make_generic(f"linalg.{_name}", "linalg extension")
-del _name
+from . import _dispatch
+from ._array import UnifiedArray
+from ._data_types import DType
+
+
+class EighResult(NamedTuple):
+    """What ``eigh`` returns."""
+
+    eigenvalues: UnifiedArray
+    eigenvectors: UnifiedArray
+
+
+class EigResult(NamedTuple):
+    """What ``eig`` returns."""
+
+    eigenvalues: UnifiedArray
+    eigenvectors: UnifiedArray
+
+
+class QRResult(NamedTuple):
+    """What ``qr`` returns."""
+
+    Q: UnifiedArray
+    R: UnifiedArray
+
+
+class SlogdetResult(NamedTuple):
+    """What ``slogdet`` returns."""
+
+    sign: UnifiedArray
+    logabsdet: UnifiedArray
+
+
+class SVDResult(NamedTuple):
+    """What ``svd`` returns."""
+
+    U: UnifiedArray
+    S: UnifiedArray
+    Vh: UnifiedArray
+
+
+__all__ = [
+    "EigResult",
+    "EighResult",
+    "QRResult",
+    "SVDResult",
+    "SlogdetResult",
+    "cholesky",
+    "cross",
+    "det",
+    "diagonal",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "inv",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "matrix_transpose",
+    "outer",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "tensordot",
+    "trace",
+    "vecdot",
+    "vector_norm",
+]
+
+
+def cholesky(x: UnifiedArray, /, *, upper: bool = False) -> UnifiedArray:
+    """``linalg.cholesky`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.cholesky.html
+    """
+    return _dispatch.call("linalg.cholesky", (x,), {"upper": upper})  # type: ignore[no-any-return]
+
+
+def cross(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedArray:
+    """``linalg.cross`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.cross.html
+    """
+    return _dispatch.call("linalg.cross", (x1, x2), {"axis": axis})  # type: ignore[no-any-return]
+
+
+def det(x: UnifiedArray, /) -> UnifiedArray:
+    """``linalg.det`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.det.html
+    """
+    return _dispatch.call("linalg.det", (x,))  # type: ignore[no-any-return]
+
+
+def diagonal(x: UnifiedArray, /, *, offset: int = 0) -> UnifiedArray:
+    """``linalg.diagonal`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.diagonal.html
+    """
+    return _dispatch.call("linalg.diagonal", (x,), {"offset": offset})  # type: ignore[no-any-return]
+
+
+def eig(x: UnifiedArray, /) -> EigResult:
+    """``linalg.eig`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eig.html
+    """
+    return EigResult(*_dispatch.call("linalg.eig", (x,)))
+
+
+def eigh(x: UnifiedArray, /) -> EighResult:
+    """``linalg.eigh`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigh.html
+    """
+    return EighResult(*_dispatch.call("linalg.eigh", (x,)))
+
+
+def eigvals(x: UnifiedArray, /) -> UnifiedArray:
+    """``linalg.eigvals`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigvals.html
+    """
+    return _dispatch.call("linalg.eigvals", (x,))  # type: ignore[no-any-return]
+
+
+def eigvalsh(x: UnifiedArray, /) -> UnifiedArray:
+    """``linalg.eigvalsh`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigvalsh.html
+    """
+    return _dispatch.call("linalg.eigvalsh", (x,))  # type: ignore[no-any-return]
+
+
+def inv(x: UnifiedArray, /) -> UnifiedArray:
+    """``linalg.inv`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.inv.html
+    """
+    return _dispatch.call("linalg.inv", (x,))  # type: ignore[no-any-return]
+
+
+def matmul(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
+    """``linalg.matmul`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matmul.html
+    """
+    return _dispatch.call("linalg.matmul", (x1, x2))  # type: ignore[no-any-return]
+
+
+def matrix_norm(
+    x: UnifiedArray, /, *, keepdims: bool = False, ord: float | Literal["fro", "nuc"] | None = "fro"
+) -> UnifiedArray:
+    """``linalg.matrix_norm`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_norm.html
+    """
+    return _dispatch.call("linalg.matrix_norm", (x,), {"keepdims": keepdims, "ord": ord})  # type: ignore[no-any-return]
+
+
+def matrix_power(x: UnifiedArray, n: int, /) -> UnifiedArray:
+    """``linalg.matrix_power`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_power.html
+    """
+    return _dispatch.call("linalg.matrix_power", (x, n))  # type: ignore[no-any-return]
+
+
+def matrix_rank(x: UnifiedArray, /, *, rtol: float | UnifiedArray | None = None) -> UnifiedArray:
+    """``linalg.matrix_rank`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_rank.html
+    """
+    return _dispatch.call("linalg.matrix_rank", (x,), {"rtol": rtol})  # type: ignore[no-any-return]
+
+
+def matrix_transpose(x: UnifiedArray, /) -> UnifiedArray:
+    """``linalg.matrix_transpose`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_transpose.html
+    """
+    return _dispatch.call("linalg.matrix_transpose", (x,))  # type: ignore[no-any-return]
+
+
+def outer(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
+    """``linalg.outer`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.outer.html
+    """
+    return _dispatch.call("linalg.outer", (x1, x2))  # type: ignore[no-any-return]
+
+
+def pinv(x: UnifiedArray, /, *, rtol: float | UnifiedArray | None = None) -> UnifiedArray:
+    """``linalg.pinv`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.pinv.html
+    """
+    return _dispatch.call("linalg.pinv", (x,), {"rtol": rtol})  # type: ignore[no-any-return]
+
+
+def qr(x: UnifiedArray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
+    """``linalg.qr`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.qr.html
+    """
+    return QRResult(*_dispatch.call("linalg.qr", (x,), {"mode": mode}))
+
+
+def slogdet(x: UnifiedArray, /) -> SlogdetResult:
+    """``linalg.slogdet`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.slogdet.html
+    """
+    return SlogdetResult(*_dispatch.call("linalg.slogdet", (x,)))
+
+
+def solve(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
+    """``linalg.solve`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.solve.html
+    """
+    return _dispatch.call("linalg.solve", (x1, x2))  # type: ignore[no-any-return]
+
+
+def svd(x: UnifiedArray, /, *, full_matrices: bool = True) -> SVDResult:
+    """``linalg.svd`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.svd.html
+    """
+    return SVDResult(*_dispatch.call("linalg.svd", (x,), {"full_matrices": full_matrices}))
+
+
+def svdvals(x: UnifiedArray, /) -> UnifiedArray:
+    """``linalg.svdvals`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.svdvals.html
+    """
+    return _dispatch.call("linalg.svdvals", (x,))  # type: ignore[no-any-return]
+
+
+def tensordot(
+    x1: UnifiedArray,
+    x2: UnifiedArray,
+    /,
+    *,
+    axes: int | tuple[Sequence[int], Sequence[int]] = 2,
+) -> UnifiedArray:
+    """``linalg.tensordot`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.tensordot.html
+    """
+    return _dispatch.call("linalg.tensordot", (x1, x2), {"axes": axes})  # type: ignore[no-any-return]
+
+
+def trace(x: UnifiedArray, /, *, offset: int = 0, dtype: DType | None = None) -> UnifiedArray:
+    """``linalg.trace`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.trace.html
+    """
+    return _dispatch.call("linalg.trace", (x,), {"offset": offset, "dtype": dtype})  # type: ignore[no-any-return]
+
+
+def vecdot(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedArray:
+    """``linalg.vecdot`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.vecdot.html
+    """
+    return _dispatch.call("linalg.vecdot", (x1, x2), {"axis": axis})  # type: ignore[no-any-return]
+
+
+def vector_norm(
+    x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False, ord: float = 2
+) -> UnifiedArray:
+    """``linalg.vector_norm`` (linalg extension), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.vector_norm.html
+    """
+    return _dispatch.call("linalg.vector_norm", (x,), {"axis": axis, "keepdims": keepdims, "ord": ord})  # type: ignore[no-any-return]

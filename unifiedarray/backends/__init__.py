@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
 from typing import Any, Optional
 
@@ -136,6 +137,40 @@ class Backend:
 
     def synchronize(self, device: Device) -> None:
         """Wait for outstanding work on ``device``."""
+
+    # -- compute (what the dispatch asks of every backend) -------------------
+    def compute_context(self, device: Device) -> AbstractContextManager[Any]:
+        """The context every call on ``device``'s arrays runs in (the CUDA
+        GPU of the data); a no-op where there is none."""
+        return nullcontext()
+
+    def publish(self, native: Any) -> Any:
+        """``native``, a new result, made safe to hand to any thread (MLX
+        schedules it; elsewhere nothing to do)."""
+        return native
+
+    def dtype_of(self, native: Any) -> np.dtype:
+        """The NumPy dtype of a native array."""
+        return np.dtype(native.dtype)
+
+    def aliases(self, a: Any, b: Any) -> bool:
+        """Whether writing through native ``a`` can change ``b`` (views of
+        the same memory); MLX arrays are values, so never there."""
+        return False
+
+    def shares_memory(self, a: Any, b: Any) -> bool:
+        """Whether native ``a`` lies in ``b``'s memory (MLX's slices are
+        values whose data may still be the parent's)."""
+        return self.aliases(a, b)
+
+    def copy(self, native: Any) -> Any:
+        """A copy of ``native`` in the same memory space."""
+        return native.copy()
+
+    def numpy_like(self) -> ModuleType | None:
+        """The NumPy-compatible module of this backend (CuPy), where NumPy
+        calls on its arrays run; None where there is none."""
+        return None
 
 
 def contiguous(host: np.ndarray) -> np.ndarray:

@@ -245,6 +245,27 @@ class CuPyBackend(Backend):
 
         cupy.cuda.Device(device.index).synchronize()  # every stream's work, not only the current one
 
+    def compute_context(self, device: Device) -> Any:
+        import cupy
+
+        return cupy.cuda.Device(device.index)
+
+    def numpy_like(self) -> ModuleType:
+        import cupy
+
+        return cupy  # type: ignore[no-any-return]
+
+    def aliases(self, a: Any, b: Any) -> bool:
+        import cupy
+
+        return bool(cupy.may_share_memory(a, b))
+
+    def copy(self, native: Any) -> Any:
+        import cupy
+
+        with cupy.cuda.Device(native.device.id):  # CuPy copies onto the current GPU
+            return native.copy()
+
 
 def pinned_zeros(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray | None:
     """A zeroed host array in page-locked memory, or None without CUDA.

@@ -181,3 +181,18 @@ class MLXBackend(Backend):
         out = self.mx.array(native, dtype=native.dtype)  # without dtype= MLX gives float32
         self.mx.eval(out)
         return out
+
+    def publish(self, native: Any) -> Any:
+        # MLX (0.32) evaluates a lazy graph only in the thread that built it,
+        # and an array may be read later from any thread (dask's pool, a
+        # user's workers).  So each result starts evaluating where it was
+        # built, without waiting for it: no thread-bound graph escapes.
+        self.mx.async_eval(native)
+        return native
+
+    def dtype_of(self, native: Any) -> np.dtype:
+        return np_dtype(native.dtype)
+
+    def shares_memory(self, a: Any, b: Any) -> bool:
+        self.mx.eval(a, b)
+        return bool(np.may_share_memory(np.asarray(a), np.asarray(b)))

@@ -56,3 +56,6 @@ class NumPyBackend(Backend):
 
     def properties(self, device: Device) -> dict[str, Any]:
         return {"name": platform.processor() or platform.machine(), "numpy": np.__version__}
+
+    def aliases(self, a: Any, b: Any) -> bool:
+        return bool(np.may_share_memory(a, b))

@@ -1,0 +1,205 @@
+"""The manipulation functions (Array API chapter "Manipulation Functions").
+
+Each function is the standard's signature, written out, handing its call to
+the one dispatch (:mod:`unifiedarray._dispatch`), which runs it on the
+device where its arrays live.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.exceptions import AxisError
+from numpy.lib.array_utils import normalize_axis_tuple
+
+from . import _dispatch
+from ._array import UnifiedArray
+from ._data_types import astype
+from ._views import Reshape
+
+__all__ = [
+    "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "repeat",
+    "reshape", "roll", "squeeze", "stack", "tile", "unstack",
+]  # fmt: skip
+
+
+def broadcast_arrays(*arrays: UnifiedArray) -> tuple[UnifiedArray, ...]:
+    """``broadcast_arrays`` (manipulation), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_arrays.html
+    """
+    return tuple(_dispatch.call_mixed("broadcast_arrays", arrays))
+
+
+def broadcast_to(x: UnifiedArray, /, shape: tuple[int, ...]) -> UnifiedArray:
+    """``broadcast_to`` (manipulation), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_to.html
+    """
+    return _dispatch.call("broadcast_to", (x, shape))  # type: ignore[no-any-return]
+
+
+def concat(arrays: tuple[UnifiedArray, ...] | list[UnifiedArray], /, *, axis: int | None = 0) -> UnifiedArray:
+    """``concat`` (manipulation), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.concat.html
+    """
+    return _dispatch.call("concat", (arrays,), {"axis": axis})  # type: ignore[no-any-return]
+
+
+def moveaxis(x: UnifiedArray, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> UnifiedArray:
+    """``moveaxis`` (manipulation), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.moveaxis.html
+    """
+    return _dispatch.call("moveaxis", (x, source, destination))  # type: ignore[no-any-return]
+
+
+def repeat(x: UnifiedArray, repeats: int | UnifiedArray, /, *, axis: int | None = None) -> UnifiedArray:
+    """``repeat`` (manipulation), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.repeat.html
+    """
+    return _dispatch.call("repeat", (x, repeats), {"axis": axis})  # type: ignore[no-any-return]
+
+
+def roll(
+    x: UnifiedArray, /, shift: int | tuple[int, ...], *, axis: int | tuple[int, ...] | None = None
+) -> UnifiedArray:
+    """``roll`` (manipulation), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.roll.html
+    """
+    return _dispatch.call("roll", (x, shift), {"axis": axis})  # type: ignore[no-any-return]
+
+
+def stack(arrays: tuple[UnifiedArray, ...] | list[UnifiedArray], /, *, axis: int = 0) -> UnifiedArray:
+    """``stack`` (manipulation), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.stack.html
+    """
+    return _dispatch.call("stack", (arrays,), {"axis": axis})  # type: ignore[no-any-return]
+
+
+def tile(x: UnifiedArray, repetitions: tuple[int, ...], /) -> UnifiedArray:
+    """``tile`` (manipulation), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tile.html
+    """
+    return _dispatch.call("tile", (x, repetitions))  # type: ignore[no-any-return]
+
+
+def unstack(x: UnifiedArray, /, *, axis: int = 0) -> tuple[UnifiedArray, ...]:
+    """``unstack`` (manipulation), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unstack.html
+    """
+    return tuple(_dispatch.call("unstack", (x,), {"axis": axis}))
+
+
+# -- views: reshape, permute_dims, squeeze, expand_dims, flip -------------------------
+# These return views that share the input's buffer (a link in the view's chain,
+# like a slice), on every backend, so they copy nothing, as NumPy's do; see
+# _dispatch.linked_view.  (flip is a basic index with negative steps.)
+
+
+def reshape(x: UnifiedArray, /, shape: tuple[int, ...], *, copy: bool | None = None) -> UnifiedArray:
+    """``x`` with a new shape: a view sharing x's buffer (no data is copied)
+    unless ``copy=True``.
+
+    >>> import unifiedarray as xp
+    >>> x = xp.asarray([1.0, 2.0, 3.0, 4.0])
+    >>> m = xp.reshape(x, (2, 2))
+    >>> m[0, 1] = 20.0
+    >>> x.tolist()
+    [1.0, 20.0, 3.0, 4.0]
+    """
+    view = _dispatch.reshaped(x, shape)
+    return astype(view, view.dtype, copy=True) if copy else view
+
+
+def permute_dims(x: UnifiedArray, /, axes: tuple[int, ...]) -> UnifiedArray:
+    """``x`` with its axes permuted: a view sharing x's buffer.
+
+    >>> import unifiedarray as xp
+    >>> xp.permute_dims(xp.zeros((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
+    return _dispatch.permuted(x, axes)
+
+
+def _axis_tuple(axis: Any, name: str) -> tuple[int, ...]:
+    """``axis`` as given (an int, or a tuple of ints; NumPy's callers also
+    pass lists) as a tuple, or a ``TypeError``."""
+    axes = tuple(axis) if type(axis) in (tuple, list) else (axis,)
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, int | np.integer):
+            raise TypeError(f"{name}: axis must be an int or a tuple of ints, not {axis!r}")
+    return axes
+
+
+def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
+    """``axis`` (an int or a tuple of ints) as non-negative positions among
+    ``ndim`` axes.  An axis out of range or given twice raises NumPy's
+    ``AxisError``, which is both the ``IndexError`` the standard asks for and
+    the ``ValueError`` NumPy code expects."""
+    try:
+        return tuple(normalize_axis_tuple(_axis_tuple(axis, name), ndim))
+    except AxisError as exc:
+        raise AxisError(f"{name}: {exc}") from None
+    except ValueError:  # NumPy's "repeated axis"
+        raise AxisError(f"{name}: axis {axis!r} names an axis twice") from None
+
+
+def _require_array(x: Any, name: str) -> None:
+    if type(x) is not UnifiedArray:
+        raise TypeError(f"{name}: expected a UnifiedArray, got {type(x).__name__}")
+
+
+def squeeze(x: UnifiedArray, /, axis: int | tuple[int, ...]) -> UnifiedArray:
+    """``x`` without the singleton axes ``axis``: a view sharing x's buffer.
+
+    >>> import unifiedarray as xp
+    >>> xp.squeeze(xp.zeros((1, 3, 1)), axis=(0, 2)).shape
+    (3,)
+    """
+    _require_array(x, "squeeze")
+    axes = _axes(axis, x.ndim, "squeeze")
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1")
+    dims = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    return _dispatch.linked_view(x, Reshape(dims), dims)
+
+
+def expand_dims(x: UnifiedArray, /, axis: int | tuple[int, ...] = 0) -> UnifiedArray:
+    """``x`` with singleton axes inserted at ``axis`` (positions in the
+    result): a view sharing x's buffer.
+
+    >>> import unifiedarray as xp
+    >>> xp.expand_dims(xp.zeros((2, 3)), axis=(0, -1)).shape
+    (1, 2, 3, 1)
+    """
+    _require_array(x, "expand_dims")
+    n = x.ndim + len(_axis_tuple(axis, "expand_dims"))
+    axes = _axes(axis, n, "expand_dims")
+    rest = iter(x.shape)
+    dims = tuple(1 if i in axes else next(rest) for i in range(n))
+    return _dispatch.linked_view(x, Reshape(dims), dims)
+
+
+def flip(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None) -> UnifiedArray:
+    """``x`` with the order of its elements reversed along ``axis`` (all
+    axes by default): a view sharing x's buffer, as NumPy's is.
+
+    >>> import unifiedarray as xp
+    >>> xp.flip(xp.asarray([[1, 2], [3, 4]]), axis=1).tolist()
+    [[2, 1], [4, 3]]
+    """
+    _require_array(x, "flip")
+    axes = range(x.ndim) if axis is None else _axes(axis, x.ndim, "flip")
+    if not axes:
+        return x[...]
+    reverse, whole = slice(None, None, -1), slice(None)
+    return x[tuple(reverse if i in axes else whole for i in range(x.ndim))]

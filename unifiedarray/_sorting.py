@@ -1,0 +1,33 @@
+"""The sorting functions (Array API chapter "Sorting Functions").
+
+Each function is the standard's signature, written out, handing its call to
+the one dispatch (:mod:`unifiedarray._dispatch`), which runs it on the
+device where its arrays live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence  # noqa: F401
+from typing import Literal  # noqa: F401
+
+from . import _dispatch
+from ._array import UnifiedArray
+from ._data_types import DType  # noqa: F401
+
+__all__ = ["argsort", "sort"]
+
+
+def argsort(x: UnifiedArray, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> UnifiedArray:
+    """``argsort`` (sorting), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argsort.html
+    """
+    return _dispatch.call("argsort", (x,), {"axis": axis, "descending": descending, "stable": stable})  # type: ignore[no-any-return]
+
+
+def sort(x: UnifiedArray, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> UnifiedArray:
+    """``sort`` (sorting), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sort.html
+    """
+    return _dispatch.call("sort", (x,), {"axis": axis, "descending": descending, "stable": stable})  # type: ignore[no-any-return]

@@ -1,0 +1,101 @@
+"""The statistical functions (Array API chapter "Statistical Functions").
+
+Each function is the standard's signature, written out, handing its call to
+the one dispatch (:mod:`unifiedarray._dispatch`), which runs it on the
+device where its arrays live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence  # noqa: F401
+from typing import Literal  # noqa: F401
+
+from . import _dispatch
+from ._array import UnifiedArray
+from ._data_types import DType  # noqa: F401
+
+__all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
+
+
+def cumulative_prod(
+    x: UnifiedArray, /, *, axis: int | None = None, dtype: DType | None = None, include_initial: bool = False
+) -> UnifiedArray:
+    """``cumulative_prod`` (statistical), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_prod.html
+    """
+    return _dispatch.call("cumulative_prod", (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})  # type: ignore[no-any-return]
+
+
+def cumulative_sum(
+    x: UnifiedArray, /, *, axis: int | None = None, dtype: DType | None = None, include_initial: bool = False
+) -> UnifiedArray:
+    """``cumulative_sum`` (statistical), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_sum.html
+    """
+    return _dispatch.call("cumulative_sum", (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})  # type: ignore[no-any-return]
+
+
+def max(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
+    """``max`` (statistical), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.max.html
+    """
+    return _dispatch.reduction("max", x, axis, None, keepdims)
+
+
+def mean(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
+    """``mean`` (statistical), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html
+    """
+    return _dispatch.call("mean", (x,), {"axis": axis, "keepdims": keepdims})  # type: ignore[no-any-return]
+
+
+def min(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
+    """``min`` (statistical), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.min.html
+    """
+    return _dispatch.reduction("min", x, axis, None, keepdims)
+
+
+def prod(
+    x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType | None = None, keepdims: bool = False
+) -> UnifiedArray:
+    """``prod`` (statistical), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.prod.html
+    """
+    return _dispatch.reduction("prod", x, axis, dtype, keepdims)
+
+
+def std(
+    x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0, keepdims: bool = False
+) -> UnifiedArray:
+    """``std`` (statistical), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.std.html
+    """
+    return _dispatch.call("std", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})  # type: ignore[no-any-return]
+
+
+def sum(
+    x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, dtype: DType | None = None, keepdims: bool = False
+) -> UnifiedArray:
+    """``sum`` (statistical), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sum.html
+    """
+    return _dispatch.reduction("sum", x, axis, dtype, keepdims)
+
+
+def var(
+    x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0, keepdims: bool = False
+) -> UnifiedArray:
+    """``var`` (statistical), run where its arrays live.
+
+    Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.var.html
+    """
+    return _dispatch.call("var", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})  # type: ignore[no-any-return]

@@ -1,0 +1,152 @@
+"""View chains: how a view selects its data from its buffer.
+
+A view of a :class:`~unifiedarray.UnifiedArray` shares its parent's buffer
+and keeps the chain of links that select it: basic indices (ints, slices,
+``...``, ``None``) and the two links below, :class:`Reshape` and
+:class:`Permute`.  Reading a view applies its chain to the buffer's copy on
+the device it is read on; writing through a view writes through the chain.
+
+Nothing here knows about arrays or devices: the functions take a compute
+namespace (``getitem``, ``setitem``, ``reshape``, ``permute_dims``) and
+native arrays, so the same code serves every backend.
+
+Example
+-------
+>>> import numpy as np
+>>> from unifiedarray._views import Permute, follow
+>>> from unifiedarray.compute import host_namespace
+>>> follow(host_namespace, np.arange(6).reshape(2, 3), (Permute((1, 0)), (0, Ellipsis))).tolist()
+[0, 3]
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "LINKS",
+    "Permute",
+    "Reshape",
+    "all_slices",
+    "basic_shape",
+    "follow",
+    "is_basic_key",
+    "one_element",
+    "slices_only",
+    "view_key",
+    "write_chain",
+]
+
+BASIC_TYPES = (int, slice, type(Ellipsis), type(None))
+
+
+class Reshape(NamedTuple):
+    """A view-chain link: the parent reshaped to ``shape``.  (Links are
+    named tuples so that they compare, hash, pickle and tokenize; anything
+    in a chain whose type is not in ``LINKS`` is a basic index.)"""
+
+    shape: tuple[int, ...]
+
+    def apply(self, ns: Any, arr: Any) -> Any:
+        return ns.reshape(arr, self.shape)
+
+    def restore(self, ns: Any, sub: Any, parent_shape: tuple[int, ...]) -> Any:
+        return ns.reshape(sub, parent_shape)
+
+
+class Permute(NamedTuple):
+    """A view-chain link: the parent's axes permuted."""
+
+    axes: tuple[int, ...]
+
+    def apply(self, ns: Any, arr: Any) -> Any:
+        return ns.permute_dims(arr, self.axes)
+
+    def restore(self, ns: Any, sub: Any, parent_shape: tuple[int, ...]) -> Any:
+        inverse = tuple(sorted(range(len(self.axes)), key=self.axes.__getitem__))
+        return ns.permute_dims(sub, inverse)
+
+
+LINKS = (Reshape, Permute)
+
+
+def follow(ns: Any, arr: Any, chain: tuple) -> Any:
+    """``arr`` (a buffer's native copy) seen through a view's chain."""
+    for k in chain:
+        arr = k.apply(ns, arr) if type(k) in LINKS else ns.getitem(arr, k)
+    return arr
+
+
+def slices_only(chain: tuple) -> bool:
+    """Whether a chain has basic indices only (on NumPy and CuPy always a
+    real view of the copy)."""
+    return not any(type(k) in LINKS for k in chain)
+
+
+def write_chain(ns: Any, arr: Any, chain: tuple, key: Any, value: Any, shares: Any) -> None:
+    """Write ``value`` at ``key`` of the view ``chain`` selects from
+    ``arr``, where links may give copies (every link on MLX; a reshape that
+    NumPy or CuPy cannot express as a view): take the link, write into it,
+    and write it back, innermost first.  A link that gave a real view
+    (``shares(sub, arr)``) needs no write-back: the write is there."""
+    if not chain:
+        ns.setitem(arr, key, value)
+        return
+    link = chain[0]
+    sub = link.apply(ns, arr) if type(link) in LINKS else ns.getitem(arr, link)
+    write_chain(ns, sub, chain[1:], key, value, shares)
+    if shares(sub, arr):
+        return
+    if type(link) in LINKS:
+        ns.setitem(arr, Ellipsis, link.restore(ns, sub, tuple(arr.shape)))
+    else:
+        ns.setitem(arr, link, sub)
+
+
+def is_basic_key(key: Any) -> bool:
+    """Whether ``key`` is a basic index (no arrays, no lists)."""
+    if type(key) is tuple:
+        return all(type(k) in BASIC_TYPES for k in key)
+    return type(key) in BASIC_TYPES
+
+
+def one_element(key: Any, ndim: int) -> bool:
+    """Whether a basic index is an integer for every axis (no slice, no
+    ``...``, no ``None``): what NumPy answers with a scalar."""
+    if type(key) is int:
+        return ndim == 1
+    if type(key) is not tuple or len(key) != ndim or ndim == 0:
+        return False
+    return all(type(k) is int for k in key)
+
+
+def view_key(key: Any) -> tuple:
+    """A basic index as a tuple that always gives a view (an index of only
+    integers gives NumPy a scalar; a trailing Ellipsis gives a 0-d view)."""
+    if type(key) is not tuple:
+        key = (key,)
+    if Ellipsis not in key:
+        key = (*key, Ellipsis)
+    return key
+
+
+def basic_shape(shape: tuple[int, ...], key: tuple) -> tuple[int, ...]:
+    """The shape ``key`` selects from ``shape``, with NumPy's checks (an
+    ``IndexError`` for out-of-range integers, too many indices, two
+    ellipses), without touching any data."""
+    return np.broadcast_to(np.empty((), dtype=np.bool_), shape)[key].shape
+
+
+def all_slices(key: tuple) -> bool:
+    """Whether a tuple key is all slices (unrolled for the common 1- and
+    2-axis keys: a generator costs more than the rest of the view)."""
+    n = len(key)
+    if n == 0 or type(key[0]) is not slice:
+        return False
+    if n == 1:
+        return True
+    if type(key[1]) is not slice:
+        return False
+    return n == 2 or all(type(k) is slice for k in key)
