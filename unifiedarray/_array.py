@@ -203,8 +203,7 @@ class UnifiedArray:
         NumPy's arrays iterate."""
         if not self._shape:
             raise TypeError("iteration over a 0-d array")
-        for i in range(self._shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self._shape[0]))
 
     def __repr__(self) -> str:
         body = np.array2string(_dispatch.native_on(self, CPU, "repr"), separator=", ", prefix="UnifiedArray(")
