@@ -315,10 +315,30 @@ def call(
 ) -> Any:
     """Run the namespace function ``path`` whose first argument must be an
     array (a ``TypeError`` naming the function otherwise)."""
-    if not args or (type(args[0]) is not UnifiedArray and not _array_sequence(args[0])):
-        got = type(args[0]).__name__ if args else "nothing"
-        raise TypeError(f"{path}: expected a UnifiedArray, got {got}")
+    x = args[0] if args else None
+    if type(x) is UnifiedArray:
+        # The fast path: one host array, first, no other array among the
+        # arguments (the commonest call); the same steps as call_mixed's.
+        buf = x._buf
+        if device is None and buf._placement is CPU and _plain(args, kwargs):
+            fn = _RESOLVED.get((CPU, path))
+            if fn is not None:
+                native = native_on(x, CPU, reason or path)
+                return wrap_result(fn(native, *args[1:], **kwargs), CPU, (native,))
+    elif not _array_sequence(x):
+        raise TypeError(f"{path}: expected a UnifiedArray, got {type(x).__name__ if args else 'nothing'}")
     return call_mixed(path, args, kwargs, reason, device)
+
+
+def _plain(args: tuple, kwargs: dict[str, Any]) -> bool:
+    """No array (nor list or tuple that may hold one) after the first argument."""
+    for v in args[1:]:
+        if type(v) is UnifiedArray or type(v) in (list, tuple):
+            return False
+    for v in kwargs.values():
+        if type(v) is UnifiedArray or type(v) in (list, tuple):
+            return False
+    return True
 
 
 def _array_sequence(obj: Any) -> bool:
@@ -352,6 +372,10 @@ def call_mixed(
     fn = resolve(device, path)
     if fn is None:
         return _host_fallback(path, args, kwargs, device, reason)
+    if device is CPU:  # no context to enter, and the host's errors are the host's
+        nat_args = tuple([_unwrap(a, CPU, reason) for a in args])
+        nat_kwargs = {k: _unwrap(v, CPU, reason) for k, v in kwargs.items()} if kwargs else kwargs
+        return wrap_result(fn(*nat_args, **nat_kwargs), CPU, nat_args)
     with backend_for(device).compute_context(device):
         nat_args = tuple([_unwrap(a, device, reason) for a in args])
         nat_kwargs = {k: _unwrap(v, device, reason) for k, v in kwargs.items()} if kwargs else kwargs
