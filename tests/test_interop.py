@@ -719,3 +719,40 @@ def test_numpy_in_place_methods_and_attributes(device):
     assert x.real.tolist() == data.tolist() and x.imag.tolist() == np.zeros_like(data).tolist()
     c = xp.asarray([1 + 2j], dtype=xp.complex64, device=device)
     assert c.real.dtype == xp.float32 and c.imag.tolist() == [2.0] and c.conjugate().tolist() == [1 - 2j]
+
+
+RECIPE_CALLS = {
+    "nansum": lambda a: np.nansum(a),
+    "nansum axis": lambda a: np.nansum(a, axis=0, keepdims=True),
+    "nanprod": lambda a: np.nanprod(a, axis=1),
+    "nanmax": lambda a: np.nanmax(a, axis=0),
+    "nanmin": lambda a: np.nanmin(a),
+    "nanmean": lambda a: np.nanmean(a, axis=1),
+    "vstack": lambda a: np.vstack([a, a[0]]),
+    "hstack": lambda a: np.hstack([a, a]),
+    "dot": lambda a: np.dot(a, a.T),
+    "dot vector": lambda a: np.dot(a, a[0]),
+    "einsum": lambda a: np.einsum("ij,kj->ik", a, a),
+    "add dtype=": lambda a: np.add(a, a, dtype=np.float32),
+    "mean positional axis": lambda a: np.mean(a, 0),
+    "std ddof": lambda a: np.std(a, axis=0, ddof=1),
+}
+
+
+@needs_mlx
+@pytest.mark.parametrize("name", sorted(RECIPE_CALLS))
+def test_numpy_calls_dask_and_xarray_make_run_on_mlx(name):
+    """``np.nansum`` (xarray's skipna), ``np.add(..., dtype=)`` (dask's
+    matmul reduction), ``np.vstack``, ``np.dot``, ``np.einsum`` ... on MLX
+    data run on MLX (no move) and give NumPy's answer."""
+    host = np.array([[1.0, np.nan, 2.0], [3.0, 4.0, np.nan], [5.0, 6.0, 7.0]])
+    if name in ("dot", "dot vector", "einsum", "add dtype=", "mean positional axis", "std ddof"):
+        host = np.nan_to_num(host, nan=0.5)
+    x = xp.asarray(host, device="mlx")
+    with xp.track_transfers() as t:
+        out = RECIPE_CALLS[name](x)
+    assert t.count == 0, [r.reason for r in t.records]
+    assert type(out) is xp.UnifiedArray and out.device == "mlx"
+    want = RECIPE_CALLS[name](host)
+    assert out.dtype == want.dtype and out.shape == want.shape
+    np.testing.assert_allclose(np.asarray(out), want, rtol=1e-6)

@@ -255,8 +255,9 @@ def _pop_out(func: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict, Any]:
         return args, kwargs, None
     names = list(sig.parameters)
     i = names.index("out")
-    if len(args) <= i:
-        return args, kwargs, None
+    kinds = [p.kind for p in sig.parameters.values()]
+    if len(args) <= i or inspect.Parameter.VAR_POSITIONAL in kinds[:i]:
+        return args, kwargs, None  # out= comes after *operands (einsum): keyword only
     for j in range(i + 1, len(args)):
         kwargs[names[j]] = args[j]
     return args[:i], kwargs, args[i]
@@ -317,6 +318,127 @@ def _standard_call(name: str, func: Any, args: tuple, kwargs: dict) -> tuple[Any
     return target, tuple(call_args), call_kwargs
 
 
+# NumPy functions the standard lacks, written once in the standard's terms
+# (as array-api-compat writes its aliases), so that on MLX they run where the
+# data is; dask and xarray call them on every chunk (``np.nansum`` is
+# xarray's default ``skipna``).  Each returns None for a call form it does
+# not cover, which then runs on the host, counted.
+def _nan_reduction(reduce: str, fill: float) -> Any:
+    def recipe(xp: Any, a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **rest: Any) -> Any:
+        if rest or type(a) is not UnifiedArray:
+            return None
+        filled = xp.where(xp.isnan(a), fill, a) if a.dtype.kind in "fc" else a
+        kwargs: dict[str, Any] = {"axis": axis, "keepdims": keepdims}
+        if dtype is not None:
+            kwargs["dtype"] = np.dtype(dtype)
+        return getattr(xp, reduce)(filled, **kwargs)
+
+    return recipe
+
+
+def _nan_extremum(reduce: str, fill: float) -> Any:
+    def recipe(xp: Any, a: Any, axis: Any = None, keepdims: bool = False, **rest: Any) -> Any:
+        if rest or type(a) is not UnifiedArray:
+            return None
+        if a.dtype.kind not in "f":
+            return getattr(xp, reduce)(a, axis=axis, keepdims=keepdims)
+        nan = xp.isnan(a)
+        out = getattr(xp, reduce)(xp.where(nan, fill, a), axis=axis, keepdims=keepdims)
+        return xp.where(xp.all(nan, axis=axis, keepdims=keepdims), xp.nan, out)  # NumPy: nan for all-NaN
+
+    return recipe
+
+
+def _nanmean(xp: Any, a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **rest: Any) -> Any:
+    if rest or dtype is not None or type(a) is not UnifiedArray or a.dtype.kind not in "fc":
+        return None
+    nan = xp.isnan(a)
+    total = xp.sum(xp.where(nan, 0.0, a), axis=axis, keepdims=keepdims)
+    count = xp.sum(xp.astype(~nan, a.dtype if a.dtype.kind == "f" else xp.float32), axis=axis, keepdims=keepdims)
+    return total / count
+
+
+def _atleast_2d(xp: Any, t: Any) -> Any:
+    return xp.reshape(t, (1, -1)) if t.ndim < 2 else t
+
+
+def _vstack(xp: Any, tup: Any, **rest: Any) -> Any:
+    if rest or not all(type(t) is UnifiedArray for t in tup):
+        return None
+    return xp.concat([_atleast_2d(xp, t) for t in tup], axis=0)
+
+
+def _hstack(xp: Any, tup: Any, **rest: Any) -> Any:
+    if rest or not all(type(t) is UnifiedArray for t in tup):
+        return None
+    arrays = [xp.reshape(t, (1,)) if t.ndim == 0 else t for t in tup]
+    return xp.concat(arrays, axis=0 if arrays[0].ndim == 1 else 1)
+
+
+def _dot(xp: Any, a: Any, b: Any, **rest: Any) -> Any:
+    if rest or type(a) is not UnifiedArray or type(b) is not UnifiedArray:
+        return None
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    # NumPy's dot sums over a's last axis and b's second-to-last (its only
+    # axis for a vector): a tensordot.
+    return xp.tensordot(a, b, axes=([a.ndim - 1], [max(b.ndim - 2, 0)]))
+
+
+NUMPY_RECIPES: dict[str, Any] = {
+    "nansum": _nan_reduction("sum", 0.0),
+    "nanprod": _nan_reduction("prod", 1.0),
+    "nanmax": _nan_extremum("max", -np.inf),
+    "nanmin": _nan_extremum("min", np.inf),
+    "nanmean": _nanmean,
+    "vstack": _vstack,
+    "hstack": _hstack,
+    "dot": _dot,
+}
+
+# NumPy functions whose namesake in the device's own NumPy-like module has
+# NumPy's meaning (MLX's einsum), run there on the device's copies.
+NATIVE_EQUIVALENTS = frozenset({"einsum"})
+
+
+def _without_defaults(func: Any, kwargs: dict) -> dict:
+    """The keywords of a NumPy call that differ from the function's defaults
+    (NumPy's wrappers pass their own defaults on: ``vstack`` its
+    ``casting='same_kind'``)."""
+    sig = _signature(func)
+    if sig is None:
+        return kwargs
+    params = sig.parameters
+    return {
+        k: v
+        for k, v in kwargs.items()
+        if k not in params or type(v) is UnifiedArray or not (v is params[k].default or v == params[k].default)
+    }
+
+
+def _recipe_call(name: str, args: tuple, kwargs: dict) -> Any:
+    recipe = NUMPY_RECIPES.get(name)
+    if recipe is None:
+        return None
+    try:
+        return recipe(namespace(), *args, **kwargs)
+    except TypeError:
+        return None  # a call form the recipe does not take: the host does it
+
+
+def _native_call(name: str, args: tuple, kwargs: dict, dev: Device, reason: str) -> Any:
+    """``einsum`` and its kind: the backend's own function, on its copies."""
+    if name not in NATIVE_EQUIVALENTS or kwargs:
+        return None
+    backend = backend_for(dev)
+    fn = getattr(backend.numpy_like(), name, None)
+    if fn is None:
+        return None
+    with backend.compute_context(dev):
+        natives = tuple(_dispatch.native_on(a, dev, reason) if type(a) is UnifiedArray else a for a in args)
+        return _dispatch.wrap_result(fn(*natives), dev, natives)
+
+
 def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> Any:
     """Run a NumPy-level call where its UnifiedArray arguments live."""
     if (
@@ -343,6 +465,11 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
                 result = target(*std_args, **std_kwargs)
             except TypeError:
                 result = None  # a call form the standard's function refuses: the host does it
+        else:
+            given = _without_defaults(func, kwargs)
+            result = _recipe_call(name, args, given)
+            if result is None:
+                result = _native_call(name, args, given, dev, reason)
     if result is None:
         why = reason if dev is CPU else f"host fallback: numpy.{name}"
         nat_args, nat_kwargs = _natives(args, CPU, why), _natives(kwargs, CPU, why)
