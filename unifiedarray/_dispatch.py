@@ -36,6 +36,8 @@ from __future__ import annotations
 import math
 import operator
 import re
+import sys
+import weakref
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -499,6 +501,24 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             if fn is None:
                 fn = _HOST_FN[name] = resolve(CPU, name)
             lhs = buf._copies[CPU]
+            if lhs.nbytes >= ELIDE_BYTES and name in _ELIDABLE and _COUNTS_OWNED_REFERENCES:
+                # A large operand that is a temporary nothing else can see
+                # ((a + b) in (a + b) * c) lends its memory to the result, as
+                # NumPy's own temporaries do: no new allocation to fault in.
+                # The reference counts are those of the call from a dunder
+                # (the interpreter's stack, the dunder's argument, ours and
+                # getrefcount's); any other holder (a name, a view, a lease,
+                # a weak reference, another copy) makes them higher.
+                target = None
+                if sys.getrefcount(x) <= 4 and sys.getrefcount(buf) <= 3 and sys.getrefcount(lhs) <= 3:
+                    target = _lendable(x, lhs)
+                if target is None and ty is UnifiedArray and sys.getrefcount(y) <= 4:
+                    if sys.getrefcount(y._buf) <= 2 and sys.getrefcount(rhs) <= 3:
+                        target = _lendable(y, rhs)
+                if target is not None:
+                    res = _into(fn, lhs, rhs, reflected, target)
+                    if res is not None:
+                        return adopted(res, CPU, res.dtype)
             res = fn(rhs, lhs) if reflected else fn(lhs, rhs)
             if type(res) is np.ndarray:
                 return adopted(res, CPU, res.dtype)
@@ -525,6 +545,47 @@ def _reflected_scalar(name: str, x: UnifiedArray, scalar: Any) -> Any:
         except Exception as exc:
             _reraise(exc, dev, name)
         return wrap_result(res, dev, (native,))
+
+
+#: Operands of at least this size may lend their memory to a result (NumPy's
+#: own threshold for eliding temporaries): below it, an allocation costs less
+#: than the checks.
+ELIDE_BYTES = 256 * 1024
+
+# The counts below hold where every reference on the interpreter's stack is
+# owned (CPython up to 3.13).  CPython 3.14 may leave borrowed references on
+# the stack, so a named array could look like a temporary: no lending there.
+_COUNTS_OWNED_REFERENCES = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
+
+# The operators whose host function is a plain NumPy ufunc: they can write
+# their result into an operand of the result's dtype and shape.
+_ELIDABLE = frozenset(
+    "add subtract multiply divide maximum minimum pow remainder hypot atan2 copysign logaddexp".split()
+)
+
+
+def _lendable(x: UnifiedArray, native: np.ndarray) -> np.ndarray | None:
+    """``native`` (x's host copy) if x's buffer is host-only, unleased and not
+    watched by a weak reference; else None."""
+    buf = x._buf
+    if x._key is None and len(buf._copies) == 1 and not buf._host_handles and not weakref.getweakrefcount(x):
+        return native
+    return None
+
+
+def _into(fn: Any, lhs: np.ndarray, rhs: Any, reflected: bool, target: np.ndarray) -> np.ndarray | None:
+    """``fn(lhs, rhs)`` written into ``target`` (an operand), if the result
+    has target's dtype and shape (NumPy's promotion rules, Python scalars
+    weak); else None."""
+    try:
+        dtype = np.result_type(lhs, rhs)
+    except TypeError:
+        return None
+    if dtype != target.dtype:
+        return None
+    if type(rhs) is np.ndarray and rhs.shape != lhs.shape and np.broadcast_shapes(lhs.shape, rhs.shape) != target.shape:
+        return None
+    return fn(rhs, lhs, out=target) if reflected else fn(lhs, rhs, out=target)  # type: ignore[no-any-return]
 
 
 def binary_function(name: str, x1: Any, x2: Any) -> UnifiedArray:

@@ -1,0 +1,103 @@
+"""Host temporaries lend their memory to results (as NumPy's own do), and a
+lent temporary is never observable: every array a program can still reach
+keeps its value.  Checked with random expressions whose intermediates are
+sometimes kept by a name, a view, an ``np.asarray`` alias, a weak reference
+or a copy on another device."""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import unifiedarray as xp
+from unifiedarray import _dispatch
+
+from .conftest import HAS_MLX
+
+SHAPE = (256, 128)  # 256 KiB of float64: large enough to lend
+OPS = {
+    "+": (lambda p, q: p + q),
+    "-": (lambda p, q: p - q),
+    "*": (lambda p, q: p * q),
+    "/": (lambda p, q: p / q),
+    "max": (lambda p, q: np.maximum(p, q) if isinstance(p, np.ndarray) else xp.maximum(p, q)),
+}
+HOLDERS = ["none", "name", "view", "alias", "weakref"] + (["mlx copy"] if HAS_MLX else [])
+
+
+@st.composite
+def programs(draw):
+    steps = draw(st.lists(st.tuples(st.sampled_from(sorted(OPS)), st.integers(0, 9), st.integers(0, 9),
+                                    st.sampled_from(HOLDERS), st.booleans()), min_size=1, max_size=6))
+    return steps
+
+
+def run(steps, a, b, unified):
+    values = [a, b]
+    kept = []  # (what, object) that the program can still reach
+    for op, i, j, holder, scalar_rhs in steps:
+        p = values[i % len(values)]
+        q = 1.5 if scalar_rhs else values[j % len(values)]
+        r = OPS[op](p, q)
+        if unified:
+            if holder == "view":
+                kept.append(("view", r[1:]))
+            elif holder == "alias":
+                kept.append(("alias", np.asarray(r)))
+            elif holder == "weakref":
+                kept.append(("weakref", weakref.ref(r)))
+            elif holder == "mlx copy":
+                r.buffer.sync_to_device("mlx")
+        values.append(r)
+        if holder == "none" and unified:
+            values[-1] = OPS["+"](r, 0.0)  # r itself becomes an unnamed temporary of the next step
+    return values, kept
+
+
+@pytest.mark.skipif(not _dispatch._COUNTS_OWNED_REFERENCES, reason="lending is off on this Python")
+@settings(max_examples=60, deadline=None)
+@given(steps=programs(), seed=st.integers(0, 2**16))
+def test_lent_temporaries_are_never_observable(steps, seed):
+    rng = np.random.default_rng(seed)
+    A, B = rng.random(SHAPE) + 0.5, rng.random(SHAPE) + 0.5
+    a, b = xp.asarray(A), xp.asarray(B)
+    want, _ = run(steps, A, B, unified=False)
+    got, kept = run(steps, a, b, unified=True)
+    assert np.array_equal(np.asarray(a), A) and np.array_equal(np.asarray(b), B)  # inputs untouched
+    for w, g in zip(want, got, strict=True):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12)
+    for what, obj in kept:
+        if what == "weakref":
+            obj = obj()
+            if obj is None:
+                continue
+        # A view or an alias of an intermediate still shows that intermediate.
+        assert any(np.shares_memory(np.asarray(obj), np.asarray(g)) or np.array_equal(np.asarray(obj), np.asarray(g)[1:])
+                   for g in got if isinstance(g, xp.UnifiedArray))
+
+
+def test_a_chain_of_temporaries_reuses_one_block():
+    """``a + a + a + a`` allocates once after the first sum, as NumPy does."""
+    a = xp.asarray(np.ones(SHAPE))
+    lent = []
+    original = _dispatch._into
+
+    def spy(*args):
+        out = original(*args)
+        lent.append(out is not None)
+        return out
+
+    _dispatch._into = spy
+    try:
+        r = a + a + a + a
+        named = a + a
+        r2 = named + a  # named: not lent
+    finally:
+        _dispatch._into = original
+    if _dispatch._COUNTS_OWNED_REFERENCES:
+        assert lent == [True, True]
+    assert float(r[0, 0]) == 4.0 and float(r2[0, 0]) == 3.0 and float(named[0, 0]) == 2.0
