@@ -30,7 +30,9 @@ def test_extras_table_lists_every_extra() -> None:
 
 
 def test_license_file_matches_pyproject() -> None:
-    assert _pyproject()["project"]["license"] == {"text": "MIT"}
+    project = _pyproject()["project"]
+    assert project["license"] == "MIT"
+    assert project["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
 
 
