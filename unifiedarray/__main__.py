@@ -1,26 +1,78 @@
 """``python -m unifiedarray``: what this machine offers, and lazy sync at work.
 
-It lists every backend (and, for each one missing, why), every device with
-its free and total memory, then runs a short demonstration that prints each
-move the buffer makes, and only those.
+With no option it lists every backend (and, for each one missing, why), every
+device with its free and total memory, then runs a short demonstration that
+prints each move the buffer makes, and only those.  ``--json`` prints the
+report as one JSON object instead (for scripts and bug reports),
+``--no-demo`` skips the demonstration, ``--version`` prints the version.
+
+Example
+-------
+>>> import json
+>>> from unifiedarray.__main__ import report_dict
+>>> info = report_dict()
+>>> info["backends"][0]["backend"], info["backends"][0]["available"]
+('numpy', True)
+>>> json.loads(json.dumps(info)) == info
+True
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import platform
 import sys
+from typing import Any
 
 import numpy as np
+
+from . import Device, UnifiedBuffer, __array_namespace_info__, asarray, track_transfers
+from . import sum as ua_sum
+from ._version import __version__
+from .backends import _registry, backend_report
+
+_DESCRIPTION = (
+    "Report the backends and devices this machine has (and why any is missing), "
+    "then show lazy synchronisation at work: each move the buffer makes, and only those."
+)
 
 
 def _gib(n: int) -> str:
     return f"{n / 2**30:.1f} GiB"
 
 
-def report() -> None:
-    from .backends import backend_report
+def _metal_reason() -> str | None:
+    """Why MLX's Metal device is missing (None when present); MLX missing counts as a reason."""
+    mlx = _registry()["mlx"]
+    reason: str | None = getattr(mlx, "metal_reason", mlx.unavailable_reason)
+    return reason
 
-    print("unifiedarray: backends and devices")
-    for row in backend_report():
+
+def report_dict() -> dict[str, Any]:
+    """The report as plain data: version, Python, NumPy, platform, and one entry per backend.
+
+    Every value is a JSON type (str, int, float, bool, None, list, dict), so
+    ``json.dumps`` takes it as it is.  Each backend entry has ``backend``,
+    ``title``, ``available``, ``reason`` (why it is missing, or None) and
+    ``devices`` (for each: ``device``, ``free`` and ``total`` bytes when known,
+    and the backend's properties of it).
+    """
+    return {
+        "unifiedarray": __version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "platform": platform.platform(),
+        "backends": backend_report(),
+        "metal": {"available": _metal_reason() is None, "reason": _metal_reason()},
+    }
+
+
+def print_report(info: dict[str, Any]) -> None:
+    """The report as the readable text ``python -m unifiedarray`` prints."""
+    print(f"unifiedarray {info['unifiedarray']}: backends and devices")
+    for row in info["backends"]:
         status = "available" if row["available"] else "missing"
         print(f"  {row['title']:<14} {status}")
         if not row["available"]:
@@ -32,29 +84,26 @@ def report() -> None:
                 else f"memory unknown ({dev.get('memory_error')})"
             )
             print(f"      {dev['device']:<8} {dev.get('name', '')}: {mem}")
-    from .backends import _registry
-
-    metal = _registry()["mlx"]
-    if metal.available:
-        reason = metal.metal_reason  # type: ignore[attr-defined]
-        print(f"  Metal          {'available' if reason is None else 'missing'}")
-        if reason is not None:
-            print(f"      why: {reason}")
+    # Metal is a device of the MLX backend, not a backend: shown only where MLX is.
+    if _registry()["mlx"].available:
+        metal = info["metal"]
+        print(f"  Metal          {'available' if metal['available'] else 'missing'}")
+        if not metal["available"]:
+            print(f"      why: {metal['reason']}")
 
 
 def demo() -> None:
-    import unifiedarray as ua
-
-    devices = [d for d in ua.__array_namespace_info__().devices() if d != "cpu"]
+    """Show the buffer's moves: one per stale read, none otherwise, each counted."""
+    devices = [d for d in __array_namespace_info__().devices() if d != "cpu"]
     target = devices[0] if devices else None
     print()
     if target is None:
         print("demo: no accelerator here, so the demonstration stays on the host (no moves to show).")
-        target = ua.Device.parse("cpu")
+        target = Device.parse("cpu")
     else:
         print(f"demo: a float64 buffer of 1,000,000 elements, host <-> {target}")
-    with ua.track_transfers() as ledger:
-        buf = ua.UnifiedBuffer((1_000_000,), dtype=np.float64, device=target)
+    with track_transfers() as ledger:
+        buf = UnifiedBuffer((1_000_000,), dtype=np.float64, device=target)
         steps = [
             (
                 "buf.host[:] = arange(...)   (a host write)",
@@ -73,9 +122,9 @@ def demo() -> None:
             if label.endswith("(read"):
                 label += ": one move)" if moved else ": no move)"
             print(f"  {label:<62} state={buf.state.name:<13} moves={moved}")
-        x = ua.asarray(np.linspace(0, 1, 5), device=target)
+        x = asarray(np.linspace(0, 1, 5), device=target)
         before = ledger.count
-        y = ua.sum(x * 2.0)
+        y = ua_sum(x * 2.0)
         print(
             f"  sum(x * 2.0) on {target} = {float(y):.2f}  (computed where x lives; moves={ledger.count - before - 1} "
             f"before reading the result)"
@@ -84,10 +133,48 @@ def demo() -> None:
     ledger.report()
 
 
-def main(argv: list[str] | None = None) -> int:
-    report()
-    demo()
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m unifiedarray", description=_DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"unifiedarray {__version__}")
+    parser.add_argument(
+        "--json", action="store_true", help="print the report as one JSON object (no demonstration) and exit"
+    )
+    parser.add_argument("--no-demo", action="store_true", help="print the report only, without the demonstration")
+    return parser
+
+
+def _run(argv: list[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    info = report_dict()
+    if args.json:
+        json.dump(info, sys.stdout, indent=2, default=str)  # default: a driver property of an odd type
+        print()
+        return 0
+    print_report(info)
+    if not args.no_demo:
+        demo()
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status.
+
+    A reader that closes the pipe early (``python -m unifiedarray | head -1``)
+    ends the program quietly with status 0: the reader has what it wanted.
+    """
+    try:
+        try:
+            status = _run(argv)
+        except SystemExit as exc:  # argparse exits after --help and --version, and on bad arguments
+            status = int(exc.code or 0)
+        sys.stdout.flush()  # inside the try: a closed pipe shows up here, not at interpreter exit
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: point it at /dev/null so that flush cannot fail too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 0
+    return status
 
 
 if __name__ == "__main__":
