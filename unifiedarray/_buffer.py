@@ -566,9 +566,7 @@ class UnifiedBuffer:
             if dev == CPU:
                 native.fill(value)
             elif dev.kind == "cuda":
-                import cupy
-
-                with cupy.cuda.Device(dev.index):
+                with backend_for(dev).compute_context(dev):
                     native.fill(value)
             else:
                 native[...] = value

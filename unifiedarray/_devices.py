@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Union
 
 __all__ = ["CPU", "MLX", "Device", "DeviceLike"]
@@ -109,13 +110,22 @@ class Device(str):
         return (Device, (self.kind, self.index))
 
 
-def _current_cuda_index() -> int:
-    try:
-        import cupy
+def _first_gpu() -> int:
+    return 0
 
-        return int(cupy.cuda.runtime.getDevice())
-    except Exception:  # no CuPy or no driver: "cuda" means the first GPU
-        return 0
+
+# What "cuda" means: the current GPU, as the CUDA backend answers (it sets
+# this when it loads); without one, the first GPU.
+_current_cuda: list[Callable[[], int]] = [_first_gpu]
+
+
+def set_current_cuda_query(query: Callable[[], int]) -> None:
+    """Let the CUDA backend say which GPU "cuda" names (CuPy's current one)."""
+    _current_cuda[0] = query
+
+
+def _current_cuda_index() -> int:
+    return _current_cuda[0]()
 
 
 DeviceLike = Union[Device, str, Any]

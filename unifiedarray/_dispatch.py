@@ -46,6 +46,7 @@ from numpy.exceptions import AxisError
 from numpy.linalg import LinAlgError
 
 from . import _views as views
+from . import compute
 from ._array import UnifiedArray
 from ._buffer import adopt, upload_new
 from ._devices import CPU, MLX, Device, DeviceLike
@@ -90,7 +91,8 @@ def resolve(dev: Device, path: str) -> Any:
     except KeyError:
         pass
     if path == "":
-        obj: Any = backend_for(dev).namespace(dev)
+        backend_for(dev)  # a clear error for a device this machine lacks
+        obj: Any = compute.namespace_for(dev.kind)
     else:
         obj = resolve(dev, "")
         for part in path.split("."):

@@ -206,3 +206,10 @@ def __getattr__(name: str) -> Any:
         setattr(sys.modules[__name__], "mlx_namespace", ns)
         return ns
     raise AttributeError(name)
+
+
+def namespace_for(kind: str) -> Any:
+    """The compute namespace for devices of ``kind`` ("cpu", "cuda", "mlx")."""
+    if kind == "cpu":
+        return host_namespace
+    return getattr(sys.modules[__name__], f"{kind}_namespace")

@@ -27,6 +27,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .._devices import Device, DeviceLike
+from .._policy import set_device_check
 
 __all__ = ["Backend", "all_backends", "backend_for", "backend_report", "contiguous", "host_memory_info"]
 
@@ -78,10 +79,6 @@ class Backend:
         raise NotImplementedError
 
     # -- data --------------------------------------------------------------
-    def namespace(self, device: Device) -> ModuleType:
-        """The Array API namespace that computes on this backend's arrays."""
-        raise NotImplementedError
-
     def supports_dtype(self, dtype: np.dtype, device: Device) -> bool:
         return True
 
@@ -244,6 +241,9 @@ def backend_for(device: DeviceLike) -> Backend:
         raise ValueError(f"device {dev} is not present (present: {present})")
     _FOR_DEVICE[dev] = backend
     return backend
+
+
+set_device_check(backend_for)  # a default device must exist here
 
 
 def backend_of_native(obj: Any) -> Backend | None:

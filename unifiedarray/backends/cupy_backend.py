@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._devices import Device
+from .._devices import Device, set_current_cuda_query
 from . import _DONE, Backend, contiguous
 
 #: size of each pinned staging chunk for large pageable uploads
@@ -102,11 +102,6 @@ class CuPyBackend(Backend):
     def supports_dtype(self, dtype: np.dtype, device: Device) -> bool:
         d = np.dtype(dtype)
         return d.char in CUPY_TYPE_CODES and d.isnative
-
-    def namespace(self, device: Device) -> ModuleType:
-        from ..compute import cuda_namespace
-
-        return cuda_namespace
 
     def zeros(self, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> Any:
         import cupy
@@ -265,6 +260,19 @@ class CuPyBackend(Backend):
 
         with cupy.cuda.Device(native.device.id):  # CuPy copies onto the current GPU
             return native.copy()
+
+
+def _current_gpu() -> int:
+    """CuPy's current GPU (what "cuda" names); the first one without a driver."""
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.getDevice())
+    except Exception:
+        return 0
+
+
+set_current_cuda_query(_current_gpu)
 
 
 def pinned_zeros(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray | None:

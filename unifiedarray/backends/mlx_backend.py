@@ -107,11 +107,6 @@ class MLXBackend(Backend):
     def devices(self) -> list[Device]:
         return [MLX] if self.available else []
 
-    def namespace(self, device: Device) -> ModuleType:
-        from ..compute import mlx_namespace
-
-        return mlx_namespace
-
     def supports_dtype(self, dtype: np.dtype, device: Device) -> bool:
         self._ensure_probed()
         return np.dtype(dtype) in _NP_TO_MX

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import platform
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -21,11 +20,6 @@ class NumPyBackend(Backend):
 
     def devices(self) -> list[Device]:
         return [CPU]
-
-    def namespace(self, device: Device) -> ModuleType:
-        from ..compute import host_namespace
-
-        return host_namespace
 
     def zeros(self, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> np.ndarray:
         if pinned:
