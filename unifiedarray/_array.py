@@ -235,7 +235,7 @@ class UnifiedArray:
         return self // other, self % other
 
     def __rdivmod__(self, other: UnifiedArray | complex, /) -> tuple[UnifiedArray, UnifiedArray]:
-        return other // self, other % self  # type: ignore[operator]
+        return other // self, other % self
 
     # -- indexing --------------------------------------------------------------
     def __getitem__(self, key: Any, /) -> UnifiedArray:
@@ -246,139 +246,139 @@ class UnifiedArray:
 
     # -- operators: each one the dispatch's operate() with its function's name ----
     def __add__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "add")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "add")
 
     def __radd__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "add", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "add", reflected=True)
 
     def __iadd__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "add")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "add")
 
     def __sub__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "subtract")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "subtract")
 
     def __rsub__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "subtract", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "subtract", reflected=True)
 
     def __isub__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "subtract")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "subtract")
 
     def __mul__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "multiply")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "multiply")
 
     def __rmul__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "multiply", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "multiply", reflected=True)
 
     def __imul__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "multiply")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "multiply")
 
     def __truediv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "divide")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "divide")
 
     def __rtruediv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "divide", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "divide", reflected=True)
 
     def __itruediv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "divide")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "divide")
 
     def __floordiv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "floor_divide")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "floor_divide")
 
     def __rfloordiv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "floor_divide", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "floor_divide", reflected=True)
 
     def __ifloordiv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "floor_divide")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "floor_divide")
 
     def __mod__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "remainder")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "remainder")
 
     def __rmod__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "remainder", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "remainder", reflected=True)
 
     def __imod__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "remainder")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "remainder")
 
     def __pow__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "pow")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "pow")
 
     def __rpow__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "pow", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "pow", reflected=True)
 
     def __ipow__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "pow")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "pow")
 
     def __matmul__(self, other: UnifiedArray, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "matmul")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "matmul")
 
     def __rmatmul__(self, other: UnifiedArray, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "matmul", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "matmul", reflected=True)
 
     def __imatmul__(self, other: UnifiedArray, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "matmul")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "matmul")
 
     def __and__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_and")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "bitwise_and")
 
     def __rand__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_and", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "bitwise_and", reflected=True)
 
     def __iand__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "bitwise_and")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "bitwise_and")
 
     def __or__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_or")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "bitwise_or")
 
     def __ror__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_or", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "bitwise_or", reflected=True)
 
     def __ior__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "bitwise_or")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "bitwise_or")
 
     def __xor__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_xor")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "bitwise_xor")
 
     def __rxor__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_xor", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "bitwise_xor", reflected=True)
 
     def __ixor__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "bitwise_xor")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "bitwise_xor")
 
     def __lshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_left_shift")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "bitwise_left_shift")
 
     def __rlshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_left_shift", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "bitwise_left_shift", reflected=True)
 
     def __ilshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "bitwise_left_shift")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "bitwise_left_shift")
 
     def __rshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_right_shift")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "bitwise_right_shift")
 
     def __rrshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_right_shift", reflected=True)  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "bitwise_right_shift", reflected=True)
 
     def __irshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "bitwise_right_shift")  # type: ignore[no-any-return]
+        return _dispatch.inplace(self, other, "bitwise_right_shift")
 
-    def __lt__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
-        return _dispatch.operate(self, other, "less")  # type: ignore[no-any-return]
+    def __lt__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "less")
 
-    def __le__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
-        return _dispatch.operate(self, other, "less_equal")  # type: ignore[no-any-return]
+    def __le__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "less_equal")
 
-    def __gt__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
-        return _dispatch.operate(self, other, "greater")  # type: ignore[no-any-return]
+    def __gt__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "greater")
 
-    def __ge__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
-        return _dispatch.operate(self, other, "greater_equal")  # type: ignore[no-any-return]
+    def __ge__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
+        return _dispatch.operate(self, other, "greater_equal")
 
     def __eq__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
-        return _dispatch.operate(self, other, "equal")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "equal")
 
     def __ne__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
-        return _dispatch.operate(self, other, "not_equal")  # type: ignore[no-any-return]
+        return _dispatch.operate(self, other, "not_equal")
 
     def __neg__(self, /) -> UnifiedArray:
         return _dispatch.unary("negative", self)
@@ -468,7 +468,7 @@ class UnifiedArray:
 
     def put(self, *args: Any, **kwargs: Any) -> Any:
         """``numpy.put(x, ...)``, run where ``x`` lives."""
-        return np.put(self, *args, **kwargs)
+        return np.put(self, *args, **kwargs)  # type: ignore[arg-type]
 
     def ravel(self, *args: Any, **kwargs: Any) -> Any:
         """``numpy.ravel(x, ...)``, run where ``x`` lives."""
@@ -604,7 +604,7 @@ class UnifiedArray:
     def sort(self, axis: int = -1, kind: str | None = None) -> None:
         """Sort in place along ``axis`` (``ndarray.sort``), where ``x`` lives
         (``kind=``, which only NumPy takes, sends the sort to the host)."""
-        self[...] = np.sort(self, axis=axis) if kind is None else np.sort(self, axis=axis, kind=kind)
+        self[...] = np.sort(self, axis=axis) if kind is None else np.sort(self, axis=axis, kind=kind)  # type: ignore[call-overload]
 
     def partition(self, kth: Any, axis: int = -1) -> None:
         """Partition in place (``ndarray.partition``)."""

@@ -12,6 +12,7 @@ float32 on its own).
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ def _dtype_or(dtype: Any, default: np.dtype, dev: Device = CPU) -> np.dtype:
 # On the host, the creation functions whose array-api-compat wrapper only
 # checks device= (which _device has done) and passes the rest on: NumPy's own,
 # a microsecond cheaper per call.
-_HOST_CREATE = {"zeros": np.zeros, "ones": np.ones, "full": np.full}
+_HOST_CREATE: dict[str, Callable[..., Any]] = {"zeros": np.zeros, "ones": np.ones, "full": np.full}
 
 
 def _create(name: str, dev: Device, *args: Any, **kwargs: Any) -> UnifiedArray:
@@ -52,7 +53,7 @@ def _create(name: str, dev: Device, *args: Any, **kwargs: Any) -> UnifiedArray:
         if fn is not None:
             return _dispatch.wrap(fn(*args, **kwargs), CPU)
     backend_for(dev).check_dtype(kwargs["dtype"], dev, name)
-    return _dispatch.call_mixed(name, args, kwargs, device=dev)  # type: ignore[no-any-return]
+    return _dispatch.call_mixed(name, args, kwargs, device=dev)
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
@@ -192,12 +193,12 @@ def full_like(
 
 def tril(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
     """The lower triangle of the last two axes."""
-    return _dispatch.call("tril", (x,), {"k": k})  # type: ignore[no-any-return]
+    return _dispatch.call("tril", (x,), {"k": k})
 
 
 def triu(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
     """The upper triangle of the last two axes."""
-    return _dispatch.call("triu", (x,), {"k": k})  # type: ignore[no-any-return]
+    return _dispatch.call("triu", (x,), {"k": k})
 
 
 def meshgrid(*arrays: UnifiedArray, indexing: str = "xy") -> tuple[UnifiedArray, ...]:

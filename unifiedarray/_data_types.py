@@ -66,7 +66,7 @@ def astype(x: UnifiedArray, dtype: DType, /, *, copy: bool = True, device: Devic
         # so the result owns its memory; every host dtype is allowed.
         return _dispatch.adopted(_dispatch.native_on(x, CPU, "astype").astype(dt), CPU, dt)
     backend_for(dev).check_dtype(dt, dev, "astype")
-    return _dispatch.call("astype", (x, dt), {"copy": True})  # type: ignore[no-any-return]
+    return _dispatch.call("astype", (x, dt), {"copy": True})
 
 
 def can_cast(from_: DType | UnifiedArray, to: DType, /) -> bool:
@@ -77,7 +77,7 @@ def can_cast(from_: DType | UnifiedArray, to: DType, /) -> bool:
     >>> xp.can_cast(xp.int8, xp.int16), xp.can_cast(xp.float64, xp.int64)
     (True, False)
     """
-    return bool(_compat.can_cast(_dtype_arg(from_), to))
+    return bool(_compat.can_cast(_dtype_arg(from_), to))  # type: ignore[attr-defined]
 
 
 class finfo_object(NamedTuple):
@@ -130,13 +130,13 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     >>> xp.isdtype(xp.float32, "real floating")
     True
     """
-    return bool(_compat.isdtype(dtype, kind))
+    return bool(_compat.isdtype(dtype, kind))  # type: ignore[attr-defined]
 
 
 def result_type(*arrays_and_dtypes: UnifiedArray | DType | complex) -> np.dtype:
     """The dtype the standard's promotion rules give for the arguments
     (arrays, dtypes, and Python scalars)."""
-    return np.dtype(_compat.result_type(*(_dtype_arg(a) for a in arrays_and_dtypes)))
+    return np.dtype(_compat.result_type(*(_dtype_arg(a) for a in arrays_and_dtypes)))  # type: ignore[attr-defined]
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:

@@ -55,7 +55,7 @@ class Device(str):
         return _KIND_OF[self]
 
     @property
-    def index(self) -> int:
+    def index(self) -> int:  # type: ignore[override]  # the standard device index, not str.index
         """The CUDA ordinal; 0 for the host and MLX."""
         _, _, idx = self.partition(":")
         return int(idx) if idx else 0

@@ -236,7 +236,7 @@ def wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
                         break
             return adopted(res, CPU, res.dtype)
         if isinstance(res, np.generic):
-            return adopted(res[...], CPU, res.dtype)  # a 0-d array from a NumPy scalar
+            return adopted(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d array from a NumPy scalar
     else:
         backend = backend_for(dev)
         if backend.is_native(res):
@@ -587,7 +587,7 @@ def _into(fn: Any, lhs: np.ndarray, rhs: Any, reflected: bool, target: np.ndarra
         return None
     if type(rhs) is np.ndarray and rhs.shape != lhs.shape and np.broadcast_shapes(lhs.shape, rhs.shape) != target.shape:
         return None
-    return fn(rhs, lhs, out=target) if reflected else fn(lhs, rhs, out=target)  # type: ignore[no-any-return]
+    return fn(rhs, lhs, out=target) if reflected else fn(lhs, rhs, out=target)
 
 
 def binary_function(name: str, x1: Any, x2: Any) -> UnifiedArray:
@@ -602,7 +602,7 @@ def binary_function(name: str, x1: Any, x2: Any) -> UnifiedArray:
         raise TypeError(f"{name}: at least one argument must be a UnifiedArray")
     if res is NotImplemented:
         raise TypeError(f"{name}: unsupported operand type {type(other).__name__}")
-    return res  # type: ignore[no-any-return]
+    return res
 
 
 def inplace(x: UnifiedArray, y: Any, name: str) -> Any:
@@ -652,13 +652,13 @@ def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool)
                 else:
                     res = reduce(native, axis, None, out=..., keepdims=keepdims)
             else:
-                res = reduce(native, axis, None, None, keepdims)
+                res = reduce(native, axis, None, None, keepdims)  # type: ignore[call-overload]
                 if type(res) is not np.ndarray:
                     res = res[...]
             return adopted(res, CPU, res.dtype)
     if dtype is None:
-        return call(name, (x,), {"axis": axis, "keepdims": keepdims})  # type: ignore[no-any-return]
-    return call(name, (x,), {"axis": axis, "dtype": dtype, "keepdims": keepdims})  # type: ignore[no-any-return]
+        return call(name, (x,), {"axis": axis, "keepdims": keepdims})
+    return call(name, (x,), {"axis": axis, "dtype": dtype, "keepdims": keepdims})
 
 
 # -- indexing and writes ---------------------------------------------------------------------
@@ -689,8 +689,8 @@ def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
         # host: NumPy's advanced indexing directly.
         host, index = host_current(x), host_current(key)
         if host is not None and index is not None:
-            return wrap_result(host[index], CPU, (host,))  # type: ignore[no-any-return]
-    return call_mixed("getitem", (x, _key_arrays(key)), reason="UnifiedArray.__getitem__")  # type: ignore[no-any-return]
+            return wrap_result(host[index], CPU, (host,))
+    return call_mixed("getitem", (x, _key_arrays(key)), reason="UnifiedArray.__getitem__")
 
 
 def _key_arrays(key: Any) -> Any:
@@ -720,7 +720,7 @@ def _element(x: UnifiedArray, key: Any) -> UnifiedArray:
         host = native_on(x, CPU, reason)
         return adopted(np.asarray(host[key]), CPU, host.dtype)
     views.basic_shape(x._shape, views.view_key(key))  # NumPy's IndexError: some backends check nothing
-    return call("getitem", (x, key), reason=reason)  # type: ignore[no-any-return]
+    return call("getitem", (x, key), reason=reason)
 
 
 def _view(x: UnifiedArray, key: Any) -> UnifiedArray:

@@ -22,7 +22,7 @@ def take(x: UnifiedArray, indices: UnifiedArray, /, *, axis: int | None = None) 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take.html
     """
-    return _dispatch.call("take", (x, indices), {"axis": axis})  # type: ignore[no-any-return]
+    return _dispatch.call("take", (x, indices), {"axis": axis})
 
 
 def take_along_axis(x: UnifiedArray, indices: UnifiedArray, /, *, axis: int = -1) -> UnifiedArray:
@@ -30,4 +30,4 @@ def take_along_axis(x: UnifiedArray, indices: UnifiedArray, /, *, axis: int = -1
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take_along_axis.html
     """
-    return _dispatch.call("take_along_axis", (x, indices), {"axis": axis})  # type: ignore[no-any-return]
+    return _dispatch.call("take_along_axis", (x, indices), {"axis": axis})

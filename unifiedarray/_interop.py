@@ -111,19 +111,19 @@ def array(x: UnifiedArray, dtype: Any = None, copy: bool | None = None) -> np.nd
 
 def astype(x: UnifiedArray, dtype: Any, copy: bool = True) -> UnifiedArray:
     """``x.astype(dtype)``: the namespace's ``astype``."""
-    return namespace().astype(x, np.dtype(dtype), copy=copy)  # type: ignore[no-any-return]
+    return namespace().astype(x, np.dtype(dtype), copy=copy)
 
 
 def copy_of(x: UnifiedArray) -> UnifiedArray:
     """A copy of ``x`` on its device."""
-    return namespace().astype(x, x.dtype, copy=True)  # type: ignore[no-any-return]
+    return namespace().astype(x, x.dtype, copy=True)
 
 
 def imag(x: UnifiedArray) -> UnifiedArray:
     """The imaginary part; zeros of x's dtype for a real array (``np.imag``)."""
     if x.dtype.kind == "c":
-        return _dispatch.call("imag", (x,))  # type: ignore[no-any-return]
-    return _dispatch.call("zeros_like", (x,))  # type: ignore[no-any-return]
+        return _dispatch.call("imag", (x,))
+    return _dispatch.call("zeros_like", (x,))
 
 
 def _numpy_name(func: Any) -> str:
@@ -140,7 +140,7 @@ def _to_unified(obj: Any) -> Any:
     if type(obj) is np.ndarray and obj.dtype.kind in "biufc":
         return _dispatch.adopted(*_dispatch.host_data(obj, "NumPy data"))
     if isinstance(obj, list | tuple):
-        return type(obj)(_to_unified(o) for o in obj)  # type: ignore[call-arg]
+        return type(obj)(_to_unified(o) for o in obj)
     if isinstance(obj, dict):
         return {k: _to_unified(v) for k, v in obj.items()}
     return obj
@@ -170,7 +170,7 @@ def _natives(obj: Any, dev: Device, reason: str) -> Any:
             native.flags.writeable = False
         return native
     if isinstance(obj, list | tuple):
-        return type(obj)(_natives(o, dev, reason) for o in obj)  # type: ignore[call-arg]
+        return type(obj)(_natives(o, dev, reason) for o in obj)
     if isinstance(obj, dict):
         return {k: _natives(v, dev, reason) for k, v in obj.items()}
     return obj
@@ -645,7 +645,7 @@ def __dlpack__(
     if dev == MLX and copy is not False:
         # MLX's exports carry no read-only flag; a copy keeps the buffer safe
         # from a consumer that writes, and MLX's own import copies anyway.
-        native = backend_for(MLX).copy(_dispatch.native_on(self, MLX, "__dlpack__"))  # type: ignore[attr-defined]
+        native = backend_for(MLX).copy(_dispatch.native_on(self, MLX, "__dlpack__"))
         return native.__dlpack__()
     if max_version is not None:
         kwargs["max_version"] = tuple(max_version)  # CuPy declares a tuple
@@ -682,7 +682,7 @@ def __dlpack_device__(self: UnifiedArray) -> tuple[int, int]:
     native = buf._copies.get(dev)
     if native is None:
         native = _dispatch.native_on(self, dev, "__dlpack_device__")
-    return tuple(native.__dlpack_device__())  # type: ignore[return-value]
+    return tuple(native.__dlpack_device__())
 
 
 # -- CUDA and MLX --------------------------------------------------------------------

@@ -22,7 +22,7 @@ def matmul(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.matmul.html
     """
-    return _dispatch.call("matmul", (x1, x2))  # type: ignore[no-any-return]
+    return _dispatch.call("matmul", (x1, x2))
 
 
 def tensordot(
@@ -36,7 +36,7 @@ def tensordot(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tensordot.html
     """
-    return _dispatch.call("tensordot", (x1, x2), {"axes": axes})  # type: ignore[no-any-return]
+    return _dispatch.call("tensordot", (x1, x2), {"axes": axes})
 
 
 def vecdot(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedArray:
@@ -44,7 +44,7 @@ def vecdot(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedA
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.vecdot.html
     """
-    return _dispatch.call("vecdot", (x1, x2), {"axis": axis})  # type: ignore[no-any-return]
+    return _dispatch.call("vecdot", (x1, x2), {"axis": axis})
 
 
 def matrix_transpose(x: UnifiedArray, /) -> UnifiedArray:

@@ -37,7 +37,7 @@ def broadcast_to(x: UnifiedArray, /, shape: tuple[int, ...]) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_to.html
     """
-    return _dispatch.call("broadcast_to", (x, shape))  # type: ignore[no-any-return]
+    return _dispatch.call("broadcast_to", (x, shape))
 
 
 def concat(arrays: tuple[UnifiedArray, ...] | list[UnifiedArray], /, *, axis: int | None = 0) -> UnifiedArray:
@@ -45,7 +45,7 @@ def concat(arrays: tuple[UnifiedArray, ...] | list[UnifiedArray], /, *, axis: in
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.concat.html
     """
-    return _dispatch.call("concat", (arrays,), {"axis": axis})  # type: ignore[no-any-return]
+    return _dispatch.call("concat", (arrays,), {"axis": axis})
 
 
 def moveaxis(x: UnifiedArray, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> UnifiedArray:
@@ -53,7 +53,7 @@ def moveaxis(x: UnifiedArray, source: int | tuple[int, ...], destination: int | 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.moveaxis.html
     """
-    return _dispatch.call("moveaxis", (x, source, destination))  # type: ignore[no-any-return]
+    return _dispatch.call("moveaxis", (x, source, destination))
 
 
 def repeat(x: UnifiedArray, repeats: int | UnifiedArray, /, *, axis: int | None = None) -> UnifiedArray:
@@ -61,7 +61,7 @@ def repeat(x: UnifiedArray, repeats: int | UnifiedArray, /, *, axis: int | None 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.repeat.html
     """
-    return _dispatch.call("repeat", (x, repeats), {"axis": axis})  # type: ignore[no-any-return]
+    return _dispatch.call("repeat", (x, repeats), {"axis": axis})
 
 
 def roll(
@@ -71,7 +71,7 @@ def roll(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.roll.html
     """
-    return _dispatch.call("roll", (x, shift), {"axis": axis})  # type: ignore[no-any-return]
+    return _dispatch.call("roll", (x, shift), {"axis": axis})
 
 
 def stack(arrays: tuple[UnifiedArray, ...] | list[UnifiedArray], /, *, axis: int = 0) -> UnifiedArray:
@@ -79,7 +79,7 @@ def stack(arrays: tuple[UnifiedArray, ...] | list[UnifiedArray], /, *, axis: int
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.stack.html
     """
-    return _dispatch.call("stack", (arrays,), {"axis": axis})  # type: ignore[no-any-return]
+    return _dispatch.call("stack", (arrays,), {"axis": axis})
 
 
 def tile(x: UnifiedArray, repetitions: tuple[int, ...], /) -> UnifiedArray:
@@ -87,7 +87,7 @@ def tile(x: UnifiedArray, repetitions: tuple[int, ...], /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tile.html
     """
-    return _dispatch.call("tile", (x, repetitions))  # type: ignore[no-any-return]
+    return _dispatch.call("tile", (x, repetitions))
 
 
 def unstack(x: UnifiedArray, /, *, axis: int = 0) -> tuple[UnifiedArray, ...]:

@@ -22,7 +22,7 @@ def argmax(x: UnifiedArray, /, *, axis: int | None = None, keepdims: bool = Fals
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmax.html
     """
-    return _dispatch.call("argmax", (x,), {"axis": axis, "keepdims": keepdims})  # type: ignore[no-any-return]
+    return _dispatch.call("argmax", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def argmin(x: UnifiedArray, /, *, axis: int | None = None, keepdims: bool = False) -> UnifiedArray:
@@ -30,7 +30,7 @@ def argmin(x: UnifiedArray, /, *, axis: int | None = None, keepdims: bool = Fals
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmin.html
     """
-    return _dispatch.call("argmin", (x,), {"axis": axis, "keepdims": keepdims})  # type: ignore[no-any-return]
+    return _dispatch.call("argmin", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def count_nonzero(
@@ -40,7 +40,7 @@ def count_nonzero(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.count_nonzero.html
     """
-    return _dispatch.call("count_nonzero", (x,), {"axis": axis, "keepdims": keepdims})  # type: ignore[no-any-return]
+    return _dispatch.call("count_nonzero", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def nonzero(x: UnifiedArray, /) -> tuple[UnifiedArray, ...]:
@@ -63,7 +63,7 @@ def searchsorted(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.searchsorted.html
     """
-    return _dispatch.call("searchsorted", (x1, x2), {"side": side, "sorter": sorter})  # type: ignore[no-any-return]
+    return _dispatch.call("searchsorted", (x1, x2), {"side": side, "sorter": sorter})
 
 
 def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray | complex, /) -> UnifiedArray:
@@ -71,4 +71,4 @@ def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.where.html
     """
-    return _dispatch.call("where", (condition, x1, x2))  # type: ignore[no-any-return]
+    return _dispatch.call("where", (condition, x1, x2))

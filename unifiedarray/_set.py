@@ -77,7 +77,7 @@ def unique_values(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_values.html
     """
-    return _dispatch.call("unique_values", (x,))  # type: ignore[no-any-return]
+    return _dispatch.call("unique_values", (x,))
 
 
 def isin(x1: UnifiedArray | int, x2: UnifiedArray | int, /, *, invert: bool = False) -> UnifiedArray:
@@ -85,4 +85,4 @@ def isin(x1: UnifiedArray | int, x2: UnifiedArray | int, /, *, invert: bool = Fa
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isin.html
     """
-    return _dispatch.call_mixed("isin", (x1, x2), {"invert": invert})  # type: ignore[no-any-return]
+    return _dispatch.call_mixed("isin", (x1, x2), {"invert": invert})

@@ -22,7 +22,7 @@ def argsort(x: UnifiedArray, /, *, axis: int = -1, descending: bool = False, sta
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argsort.html
     """
-    return _dispatch.call("argsort", (x,), {"axis": axis, "descending": descending, "stable": stable})  # type: ignore[no-any-return]
+    return _dispatch.call("argsort", (x,), {"axis": axis, "descending": descending, "stable": stable})
 
 
 def sort(x: UnifiedArray, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> UnifiedArray:
@@ -30,4 +30,4 @@ def sort(x: UnifiedArray, /, *, axis: int = -1, descending: bool = False, stable
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sort.html
     """
-    return _dispatch.call("sort", (x,), {"axis": axis, "descending": descending, "stable": stable})  # type: ignore[no-any-return]
+    return _dispatch.call("sort", (x,), {"axis": axis, "descending": descending, "stable": stable})

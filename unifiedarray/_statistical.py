@@ -24,7 +24,7 @@ def cumulative_prod(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_prod.html
     """
-    return _dispatch.call("cumulative_prod", (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})  # type: ignore[no-any-return]
+    return _dispatch.call("cumulative_prod", (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
 
 
 def cumulative_sum(
@@ -34,7 +34,7 @@ def cumulative_sum(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_sum.html
     """
-    return _dispatch.call("cumulative_sum", (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})  # type: ignore[no-any-return]
+    return _dispatch.call("cumulative_sum", (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
 
 
 def max(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
@@ -50,7 +50,7 @@ def mean(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepd
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html
     """
-    return _dispatch.call("mean", (x,), {"axis": axis, "keepdims": keepdims})  # type: ignore[no-any-return]
+    return _dispatch.call("mean", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def min(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
@@ -78,7 +78,7 @@ def std(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.std.html
     """
-    return _dispatch.call("std", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})  # type: ignore[no-any-return]
+    return _dispatch.call("std", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})
 
 
 def sum(
@@ -98,4 +98,4 @@ def var(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.var.html
     """
-    return _dispatch.call("var", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})  # type: ignore[no-any-return]
+    return _dispatch.call("var", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})

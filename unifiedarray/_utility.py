@@ -22,7 +22,7 @@ def all(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdi
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.all.html
     """
-    return _dispatch.call("all", (x,), {"axis": axis, "keepdims": keepdims})  # type: ignore[no-any-return]
+    return _dispatch.call("all", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def any(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
@@ -30,7 +30,7 @@ def any(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdi
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.any.html
     """
-    return _dispatch.call("any", (x,), {"axis": axis, "keepdims": keepdims})  # type: ignore[no-any-return]
+    return _dispatch.call("any", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def diff(
@@ -61,4 +61,4 @@ def diff(
         kwargs["prepend"] = prepend
     if append is not None:
         kwargs["append"] = append
-    return _dispatch.call("diff", (x,), kwargs)  # type: ignore[no-any-return]
+    return _dispatch.call("diff", (x,), kwargs)

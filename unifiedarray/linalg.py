@@ -96,7 +96,7 @@ def cholesky(x: UnifiedArray, /, *, upper: bool = False) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.cholesky.html
     """
-    return _dispatch.call("linalg.cholesky", (x,), {"upper": upper})  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.cholesky", (x,), {"upper": upper})
 
 
 def cross(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedArray:
@@ -104,7 +104,7 @@ def cross(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedAr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.cross.html
     """
-    return _dispatch.call("linalg.cross", (x1, x2), {"axis": axis})  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.cross", (x1, x2), {"axis": axis})
 
 
 def det(x: UnifiedArray, /) -> UnifiedArray:
@@ -112,7 +112,7 @@ def det(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.det.html
     """
-    return _dispatch.call("linalg.det", (x,))  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.det", (x,))
 
 
 def diagonal(x: UnifiedArray, /, *, offset: int = 0) -> UnifiedArray:
@@ -120,7 +120,7 @@ def diagonal(x: UnifiedArray, /, *, offset: int = 0) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.diagonal.html
     """
-    return _dispatch.call("linalg.diagonal", (x,), {"offset": offset})  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.diagonal", (x,), {"offset": offset})
 
 
 def eig(x: UnifiedArray, /) -> EigResult:
@@ -144,7 +144,7 @@ def eigvals(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigvals.html
     """
-    return _dispatch.call("linalg.eigvals", (x,))  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.eigvals", (x,))
 
 
 def eigvalsh(x: UnifiedArray, /) -> UnifiedArray:
@@ -152,7 +152,7 @@ def eigvalsh(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigvalsh.html
     """
-    return _dispatch.call("linalg.eigvalsh", (x,))  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.eigvalsh", (x,))
 
 
 def inv(x: UnifiedArray, /) -> UnifiedArray:
@@ -160,7 +160,7 @@ def inv(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.inv.html
     """
-    return _dispatch.call("linalg.inv", (x,))  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.inv", (x,))
 
 
 def matmul(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
@@ -168,7 +168,7 @@ def matmul(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matmul.html
     """
-    return _dispatch.call("linalg.matmul", (x1, x2))  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.matmul", (x1, x2))
 
 
 def matrix_norm(
@@ -178,7 +178,7 @@ def matrix_norm(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_norm.html
     """
-    return _dispatch.call("linalg.matrix_norm", (x,), {"keepdims": keepdims, "ord": ord})  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.matrix_norm", (x,), {"keepdims": keepdims, "ord": ord})
 
 
 def matrix_power(x: UnifiedArray, n: int, /) -> UnifiedArray:
@@ -186,7 +186,7 @@ def matrix_power(x: UnifiedArray, n: int, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_power.html
     """
-    return _dispatch.call("linalg.matrix_power", (x, n))  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.matrix_power", (x, n))
 
 
 def matrix_rank(x: UnifiedArray, /, *, rtol: float | UnifiedArray | None = None) -> UnifiedArray:
@@ -194,7 +194,7 @@ def matrix_rank(x: UnifiedArray, /, *, rtol: float | UnifiedArray | None = None)
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_rank.html
     """
-    return _dispatch.call("linalg.matrix_rank", (x,), {"rtol": rtol})  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.matrix_rank", (x,), {"rtol": rtol})
 
 
 def matrix_transpose(x: UnifiedArray, /) -> UnifiedArray:
@@ -202,7 +202,7 @@ def matrix_transpose(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_transpose.html
     """
-    return _dispatch.call("linalg.matrix_transpose", (x,))  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.matrix_transpose", (x,))
 
 
 def outer(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
@@ -210,7 +210,7 @@ def outer(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.outer.html
     """
-    return _dispatch.call("linalg.outer", (x1, x2))  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.outer", (x1, x2))
 
 
 def pinv(x: UnifiedArray, /, *, rtol: float | UnifiedArray | None = None) -> UnifiedArray:
@@ -218,7 +218,7 @@ def pinv(x: UnifiedArray, /, *, rtol: float | UnifiedArray | None = None) -> Uni
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.pinv.html
     """
-    return _dispatch.call("linalg.pinv", (x,), {"rtol": rtol})  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.pinv", (x,), {"rtol": rtol})
 
 
 def qr(x: UnifiedArray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
@@ -242,7 +242,7 @@ def solve(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.solve.html
     """
-    return _dispatch.call("linalg.solve", (x1, x2))  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.solve", (x1, x2))
 
 
 def svd(x: UnifiedArray, /, *, full_matrices: bool = True) -> SVDResult:
@@ -258,7 +258,7 @@ def svdvals(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.svdvals.html
     """
-    return _dispatch.call("linalg.svdvals", (x,))  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.svdvals", (x,))
 
 
 def tensordot(
@@ -272,7 +272,7 @@ def tensordot(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.tensordot.html
     """
-    return _dispatch.call("linalg.tensordot", (x1, x2), {"axes": axes})  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.tensordot", (x1, x2), {"axes": axes})
 
 
 def trace(x: UnifiedArray, /, *, offset: int = 0, dtype: DType | None = None) -> UnifiedArray:
@@ -280,7 +280,7 @@ def trace(x: UnifiedArray, /, *, offset: int = 0, dtype: DType | None = None) ->
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.trace.html
     """
-    return _dispatch.call("linalg.trace", (x,), {"offset": offset, "dtype": dtype})  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.trace", (x,), {"offset": offset, "dtype": dtype})
 
 
 def vecdot(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedArray:
@@ -288,7 +288,7 @@ def vecdot(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedA
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.vecdot.html
     """
-    return _dispatch.call("linalg.vecdot", (x1, x2), {"axis": axis})  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.vecdot", (x1, x2), {"axis": axis})
 
 
 def vector_norm(
@@ -298,4 +298,4 @@ def vector_norm(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.vector_norm.html
     """
-    return _dispatch.call("linalg.vector_norm", (x,), {"axis": axis, "keepdims": keepdims, "ord": ord})  # type: ignore[no-any-return]
+    return _dispatch.call("linalg.vector_norm", (x,), {"axis": axis, "keepdims": keepdims, "ord": ord})
