@@ -135,6 +135,10 @@ _MAKE_LOCK = threading.Lock()
 # frozenset({device}) per device, shared: "only this copy is valid".
 _ONLY: dict[Device, frozenset] = {}
 
+# Called as _ON_DEVICE_COPY(buffer, device) where a device copy is made, while
+# a device memory limit is set (unifiedarray._spill); None otherwise.
+_ON_DEVICE_COPY: Any = None
+
 
 class UnifiedBuffer:
     """One array's data, with a lazily synchronised copy per memory space.
@@ -322,6 +326,8 @@ class UnifiedBuffer:
                     native = self._copies.get(dev)
                     if native is None:
                         self._copies[dev] = self._allocate(dev, zero=not overwrite)
+                        if _ON_DEVICE_COPY is not None and dev is not CPU:
+                            _ON_DEVICE_COPY(self, dev)
                     elif not self._valid and not overwrite:
                         native.fill(0)  # a pooled block: never show a previous owner's data
                     self._set_valid(frozenset((dev,)) if overwrite or not self._valid else self._valid | {dev})
@@ -385,6 +391,8 @@ class UnifiedBuffer:
                         self._copies[CPU], dev, into=self._copies.get(dev)
                     )
             self._set_valid(self._valid | {dev})
+            if _ON_DEVICE_COPY is not None:
+                _ON_DEVICE_COPY(self, dev)
 
     def _set_valid(self, valid: frozenset[Device]) -> None:
         # Any change of the valid set ends the leases handed out so far: a
@@ -635,4 +643,6 @@ def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:
     self._version = 0
     self._pool_lease = None
     self._pending = None
+    if _ON_DEVICE_COPY is not None and device is not CPU:
+        _ON_DEVICE_COPY(self, device)
     return self

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _dask
 from ._array import UnifiedArray, _send_back, _wrap, _write, native_on, placement_of, writable_native
 from ._devices import CPU, MLX, Device
 from .backends import backend_for
@@ -446,23 +447,21 @@ def tolist(self: UnifiedArray) -> Any:
     return native_on(self, CPU, "tolist").tolist()
 
 
-def _rebuild(data: np.ndarray, device: str) -> UnifiedArray:
-    from ._creation import asarray
-
-    try:
-        backend_for(device)
-    except ValueError:
-        device = "cpu"  # the device is not on this machine: restore on the host
-    return asarray(data, device=device)
+def _rebuild(data: Any, device: str, *rest: Any) -> UnifiedArray:
+    # Pickling and dask live in _dask; this name stays for older pickles.
+    return _dask._rebuild(data, device, *rest)
 
 
 def __reduce__(self: UnifiedArray) -> tuple:
-    return (_rebuild, (np.array(native_on(self, CPU, "pickle"), copy=True), str(self.device)))
+    return _dask.reduce_ex(self, 2)
+
+
+def __reduce_ex__(self: UnifiedArray, protocol: int) -> tuple:
+    return _dask.reduce_ex(self, protocol)
 
 
 def __dask_tokenize__(self: UnifiedArray) -> tuple:
-    buf = self._buf
-    return ("unifiedarray", id(buf), buf._version, self._key, str(self.dtype), self._shape)
+    return _dask.token(self)
 
 
 # NumPy-style methods (``x.sum()``, ``x.reshape(...)``), as CuPy's arrays have
@@ -593,6 +592,7 @@ def install() -> None:
         "to_numpy": to_numpy,
         "tolist": tolist,
         "__reduce__": __reduce__,
+        "__reduce_ex__": __reduce_ex__,
         "__dask_tokenize__": __dask_tokenize__,
         "astype": astype_method,
         "copy": copy_method,
