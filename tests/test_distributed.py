@@ -284,6 +284,8 @@ def test_to_backend_both_ways(client, device):
     out = x.compute()
     assert type(out) is UnifiedArray and out.device == device
     np.testing.assert_array_equal(np.asarray(out), host)
+    other = da.from_array(host, chunks=2).to_backend("unifiedarray", device=device).compute()
+    assert type(other) is UnifiedArray and other.device == device
     back = x.to_backend("numpy")
     res = back.compute()
     assert type(res) is np.ndarray

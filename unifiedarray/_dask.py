@@ -154,7 +154,7 @@ def _device_here(device: str, reason: str) -> Device:
         return dev
     except ValueError as exc:
         warnings.warn(
-            f"{reason}: a chunk placed on {device} arrived in a process without that device ({exc}); "
+            f"{reason}: an array placed on {device} arrived in a process without that device ({exc}); "
             f"it is restored on the host (cpu). Place device chunks with dask resources "
             f"(see unifiedarray._dask.DevicePlugin).",
             DeviceUnavailableWarning,

@@ -15,7 +15,8 @@ the cap, the library makes room, oldest copies first:
 moved in, or adopted as an operation's result); reading a copy that is
 already current does not reorder it (the read path stays untouched).  A
 buffer in use by another thread at that moment is skipped, never waited for.
-A single copy larger than the limit is still made (after everything else
+Buffers from a memory pool are not evicted (their blocks stay leased until
+``release``).  A single copy larger than the limit is still made (after everything else
 was evicted): the limit bounds what the library keeps, it does not refuse
 work.  Data stays correct throughout: a dropped or spilled copy is a stale
 copy, and the next read on the device moves it back, counted.
@@ -149,7 +150,9 @@ class _Tracker:
         try:
             if dev not in buf._copies:
                 return True  # already gone (the entry was stale)
-            if buf._pending is not None or buf._released:
+            if buf._pending is not None or buf._released or buf._pool_lease is not None:
+                # A pooled copy's block stays leased until release(): dropping
+                # it would free nothing (MLX copies are never pooled).
                 return False
             if dev in buf._valid and CPU not in buf._valid:
                 if not spill:
