@@ -175,7 +175,7 @@ def _from_buffer(data: Any, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _frame(host: np.ndarray) -> memoryview:
-    return memoryview(host.reshape(-1).view(np.uint8)) if host.dtype.itemsize else memoryview(b"")
+    return host.reshape(-1).view(np.uint8).data if host.dtype.itemsize else memoryview(b"")
 
 
 def dask_serialize(x: UnifiedArray) -> tuple[dict, list]:
@@ -200,7 +200,8 @@ def cuda_serialize(x: UnifiedArray) -> tuple[dict, list]:
         raise NotImplementedError("not a CUDA-current chunk")
     import cupy
 
-    native = cupy.ascontiguousarray(native_on(x, dev, "cuda_serialize"))
+    with cupy.cuda.Device(dev.index):
+        native = cupy.ascontiguousarray(native_on(x, dev, "cuda_serialize"))
     header = {"device": str(dev), "dtype": native.dtype.str, "shape": native.shape}
     frame = cupy.ndarray(shape=(native.nbytes,), dtype=cupy.uint8, memptr=native.data, strides=(1,))
     return header, [frame]
@@ -227,7 +228,10 @@ def reduce_ex(x: UnifiedArray, protocol: int) -> tuple:
     host = _host_frame(x, "pickle")
     device = str(x._buf._placement)
     if protocol >= 5 and host.dtype.itemsize:
-        return (_rebuild, (pickle.PickleBuffer(host.reshape(-1).view(np.uint8)), device, host.dtype.str, host.shape))
+        return (
+            _rebuild,
+            (pickle.PickleBuffer(host.reshape(-1).view(np.uint8).data), device, host.dtype.str, host.shape),
+        )
     return (_rebuild, (np.array(host, copy=True), device))
 
 
@@ -286,7 +290,7 @@ class _AfterImport:
         spec = importlib.util.find_spec(name)
         if spec is None or spec.loader is None:
             return spec
-        spec.loader = _RegisteringLoader(spec.loader)
+        spec.loader = _RegisteringLoader(spec.loader)  # type: ignore[assignment]
         return spec
 
 
@@ -457,7 +461,7 @@ def array_backend() -> Any:
             out = getattr(da, name)(*args, meta=m, **kwargs)
         return _on_device(out, m.device)
 
-    class UnifiedArrayBackend(ArrayBackendEntrypoint):  # type: ignore[misc, valid-type]
+    class UnifiedArrayBackend(ArrayBackendEntrypoint):
         @classmethod
         def to_backend_dispatch(cls) -> Any:
             return to_unified
@@ -563,7 +567,7 @@ def DevicePlugin(**kwargs: Any) -> Any:
     that have the device.  ``client.register_plugin(DevicePlugin())``."""
     from distributed import WorkerPlugin
 
-    class _DevicePlugin(WorkerPlugin):  # type: ignore[misc, valid-type]
+    class _DevicePlugin(WorkerPlugin):
         name = "unifiedarray-devices"
         idempotent = True
 

@@ -41,6 +41,7 @@ import re
 import threading
 import weakref
 from collections import OrderedDict
+from functools import partial
 from typing import Any
 
 from . import _buffer
@@ -118,7 +119,7 @@ class _Tracker:
                 return
             if entry is not None:  # a dead buffer's id, reused before its callback ran
                 self.used -= entry[1]
-            self.copies[key] = (weakref.ref(buf, lambda _, k=key: self._gone(k)), nbytes)
+            self.copies[key] = (weakref.ref(buf, partial(_gone, weakref.ref(self), key)), nbytes)
             self.used += nbytes
             if self.used > self.limit:
                 self._make_room(buf)
@@ -170,6 +171,12 @@ class _Tracker:
             return True
         finally:
             lock.release()
+
+
+def _gone(tracker_ref: weakref.ref, key: int, _: Any) -> None:
+    tracker = tracker_ref()  # a limit removed since: nothing to update
+    if tracker is not None:
+        tracker._gone(key)
 
 
 _TRACKERS: dict[Device, _Tracker] = {}
