@@ -18,6 +18,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import unifiedarray as xp
 from unifiedarray import UnifiedArray, _dask, _spill
@@ -178,6 +181,33 @@ def test_pickle_round_trip(device, protocol):
     np.testing.assert_array_equal(np.asarray(y), np.arange(0, 10, 2, dtype=np.int16))
     if device != "cpu":
         assert x._buf.state.name == "DEVICE_ONLY"
+
+
+ROUND_TRIP_DTYPES = ["float64", "float32", "int64", "int16", "uint8", "bool", "complex64"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(ROUND_TRIP_DTYPES),
+    shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5),
+    device=st.sampled_from(DEVICES),
+)
+def test_round_trips_keep_values_dtype_shape_and_device(data, dtype, shape, device):
+    host = data.draw(hnp.arrays(dtype, shape))
+    x = xp.asarray(host, device=device)
+    if host.ndim:  # a view through a strided basic index
+        step = data.draw(st.integers(1, 2))
+        x, host = x[::step], host[::step]
+    state = x._buf.state
+    for y in (
+        deserialize(*serialize(x, serializers=["dask"])),
+        pickle.loads(pickle.dumps(x, protocol=5)),
+        pickle.loads(pickle.dumps(x, protocol=2)),
+    ):
+        assert type(y) is UnifiedArray and y.device == device and y.dtype == x.dtype and y.shape == host.shape
+        np.testing.assert_array_equal(np.asarray(y), host)
+    assert x._buf.state == state  # sending changed nothing on the sender
 
 
 def test_chunk_of_a_missing_device_warns():
@@ -374,6 +404,47 @@ def test_limit_drops_host_current_copies_first(mlx_limit):
     assert only._buf.state.name == "DEVICE_ONLY" and extra._buf.state.name == "DEVICE_ONLY"
     np.testing.assert_array_equal(np.asarray(synced[0]), np.zeros(131072))
     assert float(xp.sum(synced[0] + 1)) == 131072.0  # read on MLX again: moved back, counted
+
+
+@needs_mlx
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    ops=st.lists(
+        st.tuples(st.sampled_from(["new", "write", "host_read", "mlx_read", "drop"]), st.integers(0, 7)),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_never_stale_under_a_device_limit(ops):
+    # A model: NumPy arrays.  Under a limit of three arrays' worth of MLX
+    # memory, every array reads back as the model says, on the host and on MLX.
+    n = 4096
+    _spill.set_device_memory_limit("mlx", 3 * n * 8)
+    try:
+        arrays: list = []
+        model: list = []
+        for op, i in ops:
+            if op == "new" or not arrays:
+                model.append(np.full(n, float(len(model))))
+                arrays.append(xp.asarray(model[-1], device="mlx") + 0.0)  # device-only
+                continue
+            j = i % len(arrays)
+            if op == "write":
+                arrays[j][i] = float(100 + i)
+                model[j][i] = float(100 + i)
+            elif op == "host_read":
+                np.testing.assert_array_equal(np.asarray(arrays[j]), model[j])
+            elif op == "mlx_read":
+                assert float(xp.sum(arrays[j])) == model[j].sum()
+            else:
+                arrays.pop(j)
+                model.pop(j)
+            assert _spill.device_memory_usage("mlx") <= 3 * n * 8
+        for a, m in zip(arrays, model, strict=True):
+            assert a.device == "mlx"
+            np.testing.assert_array_equal(np.asarray(a), m)
+    finally:
+        _spill.set_device_memory_limit("mlx", None)
 
 
 def test_memory_limit_arguments():
