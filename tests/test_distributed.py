@@ -512,9 +512,14 @@ NUMPY_CALLS = {
 }
 
 
+# The calls that still run on the host for MLX chunks (the lead's dispatch):
+# remove a name here when its call runs on MLX.
+STILL_ON_HOST = set(NUMPY_CALLS)
+_ON_HOST = pytest.mark.xfail(strict=True, reason="NumPy calls on MLX: lead's dispatch")
+
+
 @needs_mlx
-@pytest.mark.xfail(strict=True, reason="NumPy calls on MLX: lead's dispatch")
-@pytest.mark.parametrize("name", list(NUMPY_CALLS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[_ON_HOST] if n in STILL_ON_HOST else []) for n in NUMPY_CALLS])
 def test_numpy_calls_on_mlx_chunks_stay_on_mlx(name):
     call = NUMPY_CALLS[name]
     a, b = xp.asarray(_A, device="mlx"), xp.asarray(_B, device="mlx")

@@ -44,8 +44,10 @@ the ``dask`` family.
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import os
+import pickle
 import sys
 import threading
 import warnings
@@ -54,11 +56,23 @@ from typing import Any
 
 import numpy as np
 
-from ._array import UnifiedArray, _wrap, native_on
+from ._array import UnifiedArray
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import transfer
 from ._policy import get_default_device
 from .backends import _registry, backend_for, contiguous
+
+# The helpers that read a chunk's data and wrap a native array live in
+# _dispatch after the dispatch rewrite, in _array before it.  Modules, not
+# names: _dask is imported while they are still being initialised.
+try:
+    from . import _dispatch as _ops  # type: ignore[attr-defined, unused-ignore]
+
+    _WRAP = "wrap"
+except ImportError:
+    from . import _array as _ops
+
+    _WRAP = "_wrap"
 
 __all__ = [
     "DevicePlugin",
@@ -76,6 +90,18 @@ __all__ = [
 class DeviceUnavailableWarning(RuntimeWarning):
     """A chunk arrived in a process that lacks its device: it was restored
     on the host."""
+
+
+def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
+    return _ops.native_on(x, dev, reason)
+
+
+def _wrap(native: Any, dev: Device) -> UnifiedArray:
+    return getattr(_ops, _WRAP)(native, dev)
+
+
+def namespace_for(dev: Device) -> Any:
+    return _ops.namespace_for(dev)
 
 
 # -- tokens ------------------------------------------------------------------------
@@ -124,10 +150,9 @@ def _host_frame(x: UnifiedArray, reason: str) -> np.ndarray:
     if dev is CPU or CPU in buf._valid:
         host = native_on(x, CPU, reason)
     elif dev == MLX:
-        native = native_on(x, MLX, reason)
-        mx = backend_for(MLX).mx  # type: ignore[attr-defined]
-        mx.eval(native)
-        host = np.asarray(native)  # a view of MLX's memory (unified/host memory), no copy
+        # A view of MLX's own memory (host or unified memory; np.asarray
+        # evaluates a lazy result first): no copy.
+        host = np.asarray(native_on(x, MLX, reason))
     else:
         native = native_on(x, dev, reason)
         host = np.empty(native.shape, native.dtype)
@@ -198,20 +223,19 @@ def cuda_serialize(x: UnifiedArray) -> tuple[dict, list]:
     dev = buf._placement
     if dev.kind != "cuda" or dev not in buf._valid:
         raise NotImplementedError("not a CUDA-current chunk")
-    import cupy
-
-    with cupy.cuda.Device(dev.index):
-        native = cupy.ascontiguousarray(native_on(x, dev, "cuda_serialize"))
+    native = native_on(x, dev, "cuda_serialize")
+    with native.device:  # CuPy's Device: work on the chunk's own GPU
+        if not native.flags.c_contiguous:
+            native = native.copy()
+        frame = native.reshape(-1).view(np.uint8)  # the chunk's device memory, as bytes
     header = {"device": str(dev), "dtype": native.dtype.str, "shape": native.shape}
-    frame = cupy.ndarray(shape=(native.nbytes,), dtype=cupy.uint8, memptr=native.data, strides=(1,))
     return header, [frame]
 
 
 def cuda_deserialize(header: dict, frames: list) -> UnifiedArray:
-    import cupy
-
     (frame,) = frames
-    raw = cupy.asarray(frame)  # CuPy, Numba and RMM device buffers alike
+    dev = Device.parse("cuda")  # UCX receives on the current GPU
+    raw = namespace_for(dev).asarray(frame)  # CuPy, Numba and RMM device buffers alike
     native = raw.view(np.dtype(header["dtype"])).reshape(tuple(header["shape"]))
     return _wrap(native, Device("cuda", native.device.id))
 
@@ -221,8 +245,6 @@ def reduce_ex(x: UnifiedArray, protocol: int) -> tuple:
     band as a :class:`pickle.PickleBuffer`, zero-copy, from the same frame
     as :func:`dask_serialize` (so a device-only chunk keeps no host copy);
     with older protocols it is a NumPy array inside the pickle."""
-    import pickle
-
     if not _REGISTERED[0]:
         _maybe_register()
     host = _host_frame(x, "pickle")
@@ -284,8 +306,6 @@ class _AfterImport:
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if name != self.TARGET:
             return None
-        import importlib.util
-
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)
         if spec is None or spec.loader is None:
@@ -450,9 +470,8 @@ def array_backend() -> Any:
     _maybe_register()
 
     def meta(device: Device | None = None) -> UnifiedArray:
-        from ._creation import empty
-
-        return empty((0,), device=backend_device() if device is None else device)
+        dev = backend_device() if device is None else device
+        return _wrap(backend_for(dev).zeros((0,), np.dtype(np.float64), dev), dev)
 
     def with_meta(name: str, *args: Any, meta_: Any = None, **kwargs: Any) -> Any:
         kwargs.pop("like", None)
@@ -517,12 +536,15 @@ def array_backend() -> Any:
 
 def to_unified(data: Any, device: str | None = None, **kwargs: Any) -> UnifiedArray:
     """A chunk as a UnifiedArray on ``device`` (``to_backend``'s map)."""
-    from ._creation import asarray
-
     dev = backend_device() if device is None else Device.parse(device)
     if type(data) is UnifiedArray:
         return data if data.device == dev else data.to_device(dev)
-    return asarray(data, device=dev)
+    host = np.array(data, copy=True)  # a copy the new array owns (the chunk may be shared)
+    if dev is CPU:
+        return _wrap(host, CPU)
+    with transfer("cpu", str(dev), host.nbytes, "to_backend", explicit=True):
+        native = backend_for(dev).upload(contiguous(host), dev)
+    return _wrap(native, dev)
 
 
 def _on_device(arr: Any, dev: Device) -> Any:
