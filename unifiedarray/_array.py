@@ -552,6 +552,9 @@ class UnifiedArray:
     def __reduce__(self) -> tuple:
         return _interop.__reduce__(self)
 
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        return _interop.__reduce_ex__(self, protocol)
+
     def __dask_tokenize__(self) -> Any:
         return _interop.__dask_tokenize__(self)
 

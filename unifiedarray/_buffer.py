@@ -135,6 +135,10 @@ _MAKE_LOCK = threading.Lock()
 # frozenset({device}) per device, shared: "only this copy is valid".
 _ONLY: dict[Device, frozenset] = {}
 
+# Called as _ON_DEVICE_COPY(buffer, device) where a device copy is made, while
+# a device memory limit is set (unifiedarray._spill); None otherwise.
+_ON_DEVICE_COPY: Any = None
+
 
 class UnifiedBuffer:
     """One array's data, with a lazily synchronised copy per memory space.
@@ -322,6 +326,8 @@ class UnifiedBuffer:
                     native = self._copies.get(dev)
                     if native is None:
                         self._copies[dev] = self._allocate(dev, zero=not overwrite)
+                        if _ON_DEVICE_COPY is not None and dev is not CPU:
+                            _ON_DEVICE_COPY(self, dev)
                     elif not self._valid and not overwrite:
                         native.fill(0)  # a pooled block: never show a previous owner's data
                     self._set_valid(frozenset((dev,)) if overwrite or not self._valid else self._valid | {dev})
@@ -385,6 +391,8 @@ class UnifiedBuffer:
                         self._copies[CPU], dev, into=self._copies.get(dev)
                     )
             self._set_valid(self._valid | {dev})
+            if _ON_DEVICE_COPY is not None:
+                _ON_DEVICE_COPY(self, dev)
 
     def _set_valid(self, valid: frozenset[Device]) -> None:
         # Any change of the valid set ends the leases handed out so far: a
@@ -435,6 +443,38 @@ class UnifiedBuffer:
             write(base)
             if dev == MLX:
                 self._copies[MLX] = backend_for(MLX).publish(base)
+
+    def _drop_copy(self, dev: Device, spill: bool) -> bool:
+        """Free the copy on ``dev`` (a per-device memory limit's eviction):
+        at once where another copy is current; with ``spill``, after moving
+        a device-only copy to the host (counted, reason "spill").  False
+        where it cannot be done now: the buffer is in use by another thread
+        (never waited for: no lock-order deadlock), a move is in flight, or
+        the copy is a pooled block (freeing it would free nothing)."""
+        lock = self._lock
+        if not lock.acquire(blocking=False):
+            return False
+        try:
+            if dev not in self._copies:
+                return True  # already gone
+            if self._pending is not None or self._released or self._pool_lease is not None:
+                return False
+            if dev in self._valid and CPU not in self._valid:
+                if not spill:
+                    return False
+                host = self._copies.get(CPU)
+                if host is None:
+                    host = backend_for(CPU).zeros(self._shape, self._dtype, CPU, self._pinned)
+                with transfer(str(dev), "cpu", self.nbytes, "spill", explicit=True):
+                    backend_for(dev).download(self._copies[dev], host)
+                self._copies[CPU] = host
+                self._set_valid(self._valid | {CPU})
+            # _set_valid first: it ends leases, and detaching an MLX lease reads the copy.
+            self._set_valid(self._valid - {dev})
+            del self._copies[dev]
+            return True
+        finally:
+            lock.release()
 
     def read(self, device: DeviceLike = CPU) -> Any:
         """The current data on ``device``, for reading: syncs a stale copy,
@@ -651,6 +691,8 @@ def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:
     self._version = 0
     self._pool_lease = None
     self._pending = None
+    if _ON_DEVICE_COPY is not None and device is not CPU:
+        _ON_DEVICE_COPY(self, device)
     return self
 
 

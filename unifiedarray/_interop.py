@@ -37,9 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from . import _dispatch
+from . import _dask, _dispatch
 from ._array import UnifiedArray
-from ._buffer import upload_new
 from ._devices import CPU, MLX, Device
 from .backends import backend_for
 
@@ -712,21 +711,18 @@ def __mlx_array__(self: UnifiedArray) -> Any:
 # -- conversions, pickling, dask -----------------------------------------------------
 
 
-def _rebuild(data: np.ndarray, device: str) -> UnifiedArray:
-    try:
-        dev = Device.parse(device)
-        backend_for(dev)
-    except ValueError:
-        dev = CPU  # the device is not on this machine: restore on the host
-    if dev is CPU:
-        return _dispatch.adopted(np.array(data, copy=True), CPU, data.dtype)
-    return UnifiedArray._from_buffer(upload_new(data, dev, "unpickle", explicit=True))
+def _rebuild(data: Any, device: str, *rest: Any) -> UnifiedArray:
+    # Pickling and dask live in _dask; this name stays for older pickles.
+    return _dask._rebuild(data, device, *rest)
 
 
 def __reduce__(self: UnifiedArray) -> tuple:
-    return (_rebuild, (np.array(_dispatch.native_on(self, CPU, "pickle"), copy=True), str(self.device)))
+    return _dask.reduce_ex(self, 2)
+
+
+def __reduce_ex__(self: UnifiedArray, protocol: int) -> tuple:
+    return _dask.reduce_ex(self, protocol)
 
 
 def __dask_tokenize__(self: UnifiedArray) -> tuple:
-    buf = self._buf
-    return ("unifiedarray", id(buf), buf._version, self._key, str(self.dtype), self._shape)
+    return _dask.token(self)

@@ -1,0 +1,589 @@
+"""dask and dask.distributed integration: tokens, serialization, sizeof, the
+``array.backend = "unifiedarray"`` backend and device-aware workers.
+
+Nothing here imports dask or distributed at module level: ``import
+unifiedarray`` never imports them.  Registrations with dask and distributed
+are made when those libraries are present in the process, at the first of:
+
+* ``import unifiedarray`` in a process that has already imported them (a
+  dask worker: distributed is always imported first there);
+* dask's ``dask.sizeof`` entry point (runs when dask is imported);
+* the first ``tokenize``, ``sizeof`` or pickling of a UnifiedArray (the
+  client: every path that ships an array to a cluster tokenizes it first);
+* :class:`DevicePlugin`'s setup on a worker, or :func:`register` called
+  directly.
+
+Each is a cheap check of ``sys.modules`` and is idempotent.
+
+Tokens
+------
+``tokenize(x)`` names *this buffer, in this process, at this write version*:
+a serial drawn once per buffer from a process-wide counter that never goes
+back (ids are reused when memory is, serials are not), a random tag of the
+process, the buffer's write version, and the view's chain, dtype and shape.
+Two different arrays therefore never share a token, and an array's token
+changes whenever it is written.  A token is not a hash of the data: the same
+values in two buffers (or the same chunk after a trip to a worker, which is
+a new buffer there) have different tokens.  Hashing would read every byte
+of every chunk, on the device, on every ``tokenize``.
+
+Serialization
+-------------
+``dask`` family: one frame, the bytes of the chunk's current copy, with no
+pickle.  A host-current chunk sends its host copy zero-copy (the same bytes
+NumPy's serializer sends); an MLX-only chunk sends MLX's memory itself, with
+no host copy made; a CUDA-only chunk is copied to a temporary host frame
+(counted, reason ``"dask_serialize"``) that the buffer does not keep.  The
+receiver restores the chunk on the same kind of device (counted as
+``"dask_deserialize"`` for devices), or on the host with a
+:class:`DeviceUnavailableWarning` when it has no such device.
+``cuda`` family: a CUDA-current chunk is sent as device memory (UCX), as
+``distributed.protocol.cupy`` does for CuPy; anything else falls through to
+the ``dask`` family.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import os
+import pickle
+import sys
+import threading
+import warnings
+import weakref
+from typing import Any
+
+import numpy as np
+
+from . import _dispatch as _ops
+from ._array import UnifiedArray
+from ._buffer import upload_new
+from ._devices import CPU, MLX, Device, DeviceLike
+from ._ledger import transfer
+from ._policy import get_default_device
+from .backends import _registry, backend_for, contiguous
+
+__all__ = [
+    "DevicePlugin",
+    "DeviceUnavailableWarning",
+    "RandomState",
+    "array_backend",
+    "register",
+    "register_sizeof",
+    "sizeof",
+    "token",
+    "worker_resources",
+]
+
+
+class DeviceUnavailableWarning(RuntimeWarning):
+    """A chunk arrived in a process that lacks its device: it was restored
+    on the host."""
+
+
+def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
+    return _ops.native_on(x, dev, reason)
+
+
+def _wrap(native: Any, dev: Device) -> UnifiedArray:
+    return _ops.wrap(native, dev)
+
+
+def namespace_for(dev: Device) -> Any:
+    return _ops.namespace_for(dev)
+
+
+# -- tokens ------------------------------------------------------------------------
+
+_PROCESS_TAG = os.urandom(8).hex()  # tells this process's serials from another's
+_SERIAL = itertools.count(1)  # never goes back: a serial is never reused
+_SERIALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SERIAL_LOCK = threading.Lock()
+
+
+def _serial(buf: Any) -> int:
+    serial = _SERIALS.get(buf)
+    if serial is None:
+        with _SERIAL_LOCK:
+            serial = _SERIALS.get(buf)
+            if serial is None:
+                serial = _SERIALS[buf] = next(_SERIAL)
+    return serial
+
+
+def token(x: UnifiedArray) -> tuple:
+    """What ``dask.base.tokenize`` hashes for ``x`` (``__dask_tokenize__``).
+
+    >>> import unifiedarray as xp
+    >>> a = xp.ones(3)
+    >>> t = token(a)
+    >>> a[0] = 2.0
+    >>> token(a) != t
+    True
+    """
+    if not _REGISTERED[0]:
+        _maybe_register()
+    buf = x._buf
+    return ("unifiedarray", _PROCESS_TAG, _serial(buf), buf._version, x._key, x.dtype.str, x._shape)
+
+
+# -- data out and in ---------------------------------------------------------------
+
+
+def _host_frame(x: UnifiedArray, reason: str) -> np.ndarray:
+    """x's data as a C-contiguous host array, without making a lasting host
+    copy of a device-only chunk: the host copy if it is current, MLX's own
+    memory for an MLX chunk, a temporary (counted) copy for a CUDA chunk."""
+    buf = x._buf
+    dev = buf._placement
+    if dev is CPU or CPU in buf._valid:
+        host = native_on(x, CPU, reason)
+    elif dev == MLX:
+        # A view of MLX's own memory (host or unified memory; np.asarray
+        # evaluates a lazy result first): no copy.
+        host = np.asarray(native_on(x, MLX, reason))
+    else:
+        native = native_on(x, dev, reason)
+        host = np.empty(native.shape, native.dtype)
+        with transfer(str(dev), "cpu", host.nbytes, reason):
+            backend_for(dev).download(native, host)
+    return contiguous(host)
+
+
+def _restore(host: np.ndarray, device: str, reason: str) -> UnifiedArray:
+    """A new array from host data received from elsewhere, on ``device`` if
+    this process has it, else on the host with a warning."""
+    dev = _device_here(device, reason)
+    if dev is CPU:
+        return _wrap(host, CPU)
+    return UnifiedArray._from_buffer(upload_new(host, dev, reason, explicit=False))
+
+
+def _device_here(device: str, reason: str) -> Device:
+    try:
+        dev = Device.parse(device)
+        backend_for(dev)
+        return dev
+    except ValueError as exc:
+        warnings.warn(
+            f"{reason}: an array placed on {device} arrived in a process without that device ({exc}); "
+            f"it is restored on the host (cpu). Place device chunks with dask resources "
+            f"(see unifiedarray._dask.DevicePlugin).",
+            DeviceUnavailableWarning,
+            stacklevel=3,
+        )
+        return CPU
+
+
+def _from_buffer(data: Any, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A host array over received bytes: zero-copy when they are writable
+    (a buffer's host copy must be), else a copy."""
+    dt = np.dtype(dtype)
+    mv = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else data.view(np.uint8).reshape(-1)
+    host = np.frombuffer(mv, dtype=np.uint8)
+    if not host.flags.writeable:
+        host = host.copy()
+    return host.view(dt).reshape(shape) if dt.itemsize else np.empty(shape, dt)
+
+
+def _frame(host: np.ndarray) -> memoryview:
+    return host.reshape(-1).view(np.uint8).data if host.dtype.itemsize else memoryview(b"")
+
+
+def dask_serialize(x: UnifiedArray) -> tuple[dict, list]:
+    """distributed's ``dask`` family: a header and one frame of raw bytes."""
+    host = _host_frame(x, "dask_serialize")
+    header = {"device": str(x._buf._placement), "dtype": host.dtype.str, "shape": host.shape}
+    return header, [_frame(host)]
+
+
+def dask_deserialize(header: dict, frames: list) -> UnifiedArray:
+    (frame,) = frames
+    host = _from_buffer(frame, header["dtype"], tuple(header["shape"]))
+    return _restore(host, header["device"], "dask_deserialize")
+
+
+def cuda_serialize(x: UnifiedArray) -> tuple[dict, list]:
+    """distributed's ``cuda`` family (UCX): CUDA memory sent as it is.  Any
+    chunk whose CUDA copy is not current goes to the next family."""
+    buf = x._buf
+    dev = buf._placement
+    if dev.kind != "cuda" or dev not in buf._valid:
+        raise NotImplementedError("not a CUDA-current chunk")
+    native = native_on(x, dev, "cuda_serialize")
+    with native.device:  # CuPy's Device: work on the chunk's own GPU
+        if not native.flags.c_contiguous:
+            native = native.copy()
+        frame = native.reshape(-1).view(np.uint8)  # the chunk's device memory, as bytes
+    header = {"device": str(dev), "dtype": native.dtype.str, "shape": native.shape}
+    return header, [frame]
+
+
+def cuda_deserialize(header: dict, frames: list) -> UnifiedArray:
+    (frame,) = frames
+    dev = Device.parse("cuda")  # UCX receives on the current GPU
+    raw = namespace_for(dev).asarray(frame)  # CuPy, Numba and RMM device buffers alike
+    native = raw.view(np.dtype(header["dtype"])).reshape(tuple(header["shape"]))
+    return _wrap(native, Device("cuda", native.device.id))
+
+
+def reduce_ex(x: UnifiedArray, protocol: int) -> tuple:
+    """Pickling (``__reduce_ex__``): with protocol 5, the data goes out of
+    band as a :class:`pickle.PickleBuffer`, zero-copy, from the same frame
+    as :func:`dask_serialize` (so a device-only chunk keeps no host copy);
+    with older protocols it is a NumPy array inside the pickle."""
+    if not _REGISTERED[0]:
+        _maybe_register()
+    host = _host_frame(x, "pickle")
+    device = str(x._buf._placement)
+    if protocol >= 5 and host.dtype.itemsize:
+        return (
+            _rebuild,
+            (pickle.PickleBuffer(host.reshape(-1).view(np.uint8).data), device, host.dtype.str, host.shape),
+        )
+    return (_rebuild, (np.array(host, copy=True), device))
+
+
+def _rebuild(data: Any, device: str, dtype: str | None = None, shape: tuple[int, ...] | None = None) -> UnifiedArray:
+    """Unpickle: ``(ndarray, device)`` (older pickles too) or ``(buffer,
+    device, dtype, shape)``."""
+    # An ndarray (older pickles, protocols < 5) is copied: the pickle may share it.
+    host = np.array(data, copy=True) if dtype is None else _from_buffer(data, dtype, tuple(shape))  # type: ignore[arg-type]
+    return _restore(host, device, "unpickle")
+
+
+# -- sizeof ------------------------------------------------------------------------
+
+
+def sizeof(x: UnifiedArray) -> int:
+    """Bytes ``x`` holds: its size once per allocated copy (host and each
+    device), as the scheduler should count it.  For a view, the view's size.
+
+    >>> import unifiedarray as xp
+    >>> sizeof(xp.ones(1000)) >= 8000
+    True
+    """
+    if not _REGISTERED[0]:
+        _maybe_register()
+    buf = x._buf
+    nbytes = buf.nbytes if x._key is None else x.size * buf._dtype.itemsize
+    return 64 + nbytes * max(len(buf._copies), 1)
+
+
+def register_sizeof(sizeof_dispatch: Any) -> None:
+    """The ``dask.sizeof`` entry point: teach ``dask.sizeof`` UnifiedArray.
+
+    It runs while dask is being imported, which is usually while distributed
+    is (a worker imports distributed first, and this entry point imports
+    unifiedarray before distributed's serializers exist): so it also asks to
+    be told when distributed's serializers are loaded."""
+    sizeof_dispatch.register(UnifiedArray, sizeof)
+    _maybe_register()
+    if not _REGISTERED[0] and not any(isinstance(f, _AfterImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImport())
+
+
+class _AfterImport:
+    """A one-shot import hook: registers UnifiedArray with distributed right
+    after ``distributed.protocol.cuda`` (which loads the serializers) is
+    executed, then removes itself.  Every other import is passed over."""
+
+    TARGET = "distributed.protocol.cuda"
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != self.TARGET:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        spec.loader = _RegisteringLoader(spec.loader)  # type: ignore[assignment]
+        return spec
+
+
+class _RegisteringLoader:
+    def __init__(self, loader: Any) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: Any) -> Any:
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self._loader.exec_module(module)
+        register()
+
+
+# -- registration ------------------------------------------------------------------
+
+_REGISTERED = [False]  # distributed's families registered in this process
+_DASK_ARRAY_REGISTERED = [False]
+_REGISTER_LOCK = threading.RLock()
+
+
+def _maybe_register() -> None:
+    """Register with whatever of dask and distributed is imported already."""
+    if not _DASK_ARRAY_REGISTERED[0] and "dask.array.dispatch" in sys.modules:
+        _register_dask_array()
+    if not _REGISTERED[0] and "distributed.protocol.cuda" in sys.modules:
+        register()
+
+
+def register() -> None:
+    """Register UnifiedArray with distributed's ``dask`` and ``cuda``
+    serialization families (imports distributed).  Idempotent."""
+    with _REGISTER_LOCK:
+        if _REGISTERED[0]:
+            return
+        from distributed.protocol.cuda import cuda_deserialize as cuda_loads
+        from distributed.protocol.cuda import cuda_serialize as cuda_dumps
+        from distributed.protocol.serialize import dask_deserialize as dask_loads
+        from distributed.protocol.serialize import dask_serialize as dask_dumps
+
+        dask_dumps.register(UnifiedArray, dask_serialize)
+        dask_loads.register(UnifiedArray, dask_deserialize)
+        cuda_dumps.register(UnifiedArray, cuda_serialize)
+        cuda_loads.register(UnifiedArray, cuda_deserialize)
+        _REGISTERED[0] = True
+    if "dask.sizeof" in sys.modules:
+        from dask.sizeof import sizeof as dask_sizeof
+
+        dask_sizeof.register(UnifiedArray, sizeof)
+
+
+def _to_numpy(x: UnifiedArray, **kwargs: Any) -> np.ndarray:
+    return np.array(native_on(x, CPU, "to_backend('numpy')"), copy=True)
+
+
+def _register_dask_array() -> None:
+    with _REGISTER_LOCK:
+        if _DASK_ARRAY_REGISTERED[0]:
+            return
+        from dask.array.dispatch import to_numpy_dispatch
+
+        to_numpy_dispatch.register(UnifiedArray, _to_numpy)
+        _DASK_ARRAY_REGISTERED[0] = True
+
+
+# -- the dask.array backend ----------------------------------------------------------
+
+#: dask config key naming the device of ``array.backend = "unifiedarray"``
+#: chunks; unset, the default device (``unifiedarray.get_default_device()``).
+DEVICE_CONFIG_KEY = "unifiedarray.device"
+
+
+def backend_device() -> Device:
+    """The device new chunks go to under ``array.backend = "unifiedarray"``."""
+    import dask
+
+    dev = dask.config.get(DEVICE_CONFIG_KEY, None)
+    return get_default_device() if dev is None else Device.parse(dev)
+
+
+class RandomState:
+    """``numpy.random.RandomState`` whose results are UnifiedArrays on one
+    device: what ``da.random`` uses under this backend.  The numbers are
+    NumPy's (drawn on the host, then moved: counted, reason ``"random"``),
+    so a seed gives the same values as NumPy chunks.  Subclasses per device
+    (``RandomState.on("mlx")``) carry the device into the task graph."""
+
+    device: Device = CPU
+
+    def __init__(self, seed: Any = None) -> None:
+        self._state = np.random.RandomState(seed)
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._state, name)
+        if not callable(attr):
+            return attr
+        dev = type(self).device
+
+        def draw(*args: Any, **kwargs: Any) -> Any:
+            out = attr(*args, **kwargs)
+            if not isinstance(out, np.ndarray):
+                return out
+            if dev is CPU:
+                return _wrap(out, CPU)
+            return UnifiedArray._from_buffer(upload_new(out, dev, "random", explicit=True))
+
+        return draw
+
+    @staticmethod
+    def on(device: DeviceLike) -> type[RandomState]:
+        """The RandomState class for ``device`` (a module attribute, so it
+        pickles by name)."""
+        dev = Device.parse(device)
+        return _random_state_class(dev.replace(":", "_"))
+
+
+_RANDOM_CLASSES: dict[str, type] = {}
+
+
+def _random_state_class(tag: str) -> type:
+    cls = _RANDOM_CLASSES.get(tag)
+    if cls is None:
+        name = f"RandomState_{tag}"
+        dev = Device.parse(tag.replace("_", ":"))
+        cls = type(name, (RandomState,), {"device": dev, "__module__": __name__, "__qualname__": name})
+        _RANDOM_CLASSES[tag] = cls
+    return cls
+
+
+def __getattr__(name: str) -> Any:
+    # RandomState_mlx, RandomState_cuda_0, ...: made on demand, so that a
+    # worker unpickling a graph finds the class of the device it names.
+    if name.startswith("RandomState_"):
+        return _random_state_class(name[len("RandomState_") :])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def array_backend() -> Any:
+    """The ``dask.array.backends`` entry point: an ``ArrayBackendEntrypoint``
+    whose creation functions make UnifiedArray chunks on
+    :func:`backend_device`.
+
+    Example (with dask installed)
+    -----------------------------
+    >>> import dask, dask.array as da
+    >>> with dask.config.set({"array.backend": "unifiedarray"}):  # doctest: +SKIP
+    ...     x = da.ones((4, 4), chunks=2)
+    """
+    import dask
+    import dask.array as da
+    from dask.array.backends import ArrayBackendEntrypoint
+    from dask.array.dispatch import to_numpy_dispatch
+
+    _maybe_register()
+
+    def meta(device: Device | None = None) -> UnifiedArray:
+        dev = backend_device() if device is None else device
+        return _wrap(backend_for(dev).zeros((0,), np.dtype(np.float64), dev), dev)
+
+    def with_meta(name: str, *args: Any, meta_: Any = None, **kwargs: Any) -> Any:
+        kwargs.pop("like", None)
+        m = meta() if meta_ is None else meta_
+        with dask.config.set({"array.backend": "numpy"}):
+            out = getattr(da, name)(*args, meta=m, **kwargs)
+        return _on_device(out, m.device)
+
+    class UnifiedArrayBackend(ArrayBackendEntrypoint):
+        @classmethod
+        def to_backend_dispatch(cls) -> Any:
+            return to_unified
+
+        @classmethod
+        def to_backend(cls, data: Any, **kwargs: Any) -> Any:
+            dev = Device.parse(kwargs.pop("device", None) or backend_device())
+            if type(data._meta) is UnifiedArray and data._meta.device == dev:
+                return data
+            return data.map_blocks(to_unified, device=str(dev), meta=meta(dev), **kwargs)
+
+        @property
+        def RandomState(self) -> Any:
+            return RandomState.on(backend_device())
+
+        @property
+        def default_bit_generator(self) -> Any:
+            # dask builds Generators from the bit generator's own library;
+            # unifiedarray has no random module, so default_rng() gives NumPy
+            # chunks (use da.random.random/normal/..., which go through
+            # RandomState above, for UnifiedArray chunks).
+            return np.random.PCG64
+
+        @staticmethod
+        def ones(*args: Any, meta: Any = None, **kwargs: Any) -> Any:
+            return with_meta("ones", *args, meta_=meta, **kwargs)
+
+        @staticmethod
+        def zeros(*args: Any, meta: Any = None, **kwargs: Any) -> Any:
+            return with_meta("zeros", *args, meta_=meta, **kwargs)
+
+        @staticmethod
+        def empty(*args: Any, meta: Any = None, **kwargs: Any) -> Any:
+            return with_meta("empty", *args, meta_=meta, **kwargs)
+
+        @staticmethod
+        def full(*args: Any, meta: Any = None, **kwargs: Any) -> Any:
+            return with_meta("full", *args, meta_=meta, **kwargs)
+
+        @staticmethod
+        def arange(*args: Any, like: Any = None, meta: Any = None, **kwargs: Any) -> Any:
+            m = meta if meta is not None else like if like is not None else globals_meta()
+            with dask.config.set({"array.backend": "numpy"}):
+                out = da.arange(*args, like=m, **kwargs)
+            return _on_device(out, m.device)
+
+    def globals_meta() -> UnifiedArray:
+        return meta()
+
+    to_numpy_dispatch.register(UnifiedArray, _to_numpy)
+    return UnifiedArrayBackend()
+
+
+def to_unified(data: Any, device: str | None = None, **kwargs: Any) -> UnifiedArray:
+    """A chunk as a UnifiedArray on ``device`` (``to_backend``'s map)."""
+    dev = backend_device() if device is None else Device.parse(device)
+    if type(data) is UnifiedArray:
+        return data if data.device == dev else data.to_device(dev)
+    host = np.array(data, copy=True)  # a copy the new array owns (the chunk may be shared)
+    if dev is CPU:
+        return _wrap(host, CPU)
+    return UnifiedArray._from_buffer(upload_new(host, dev, "to_backend", explicit=True))
+
+
+def _on_device(arr: Any, dev: Device) -> Any:
+    """Make sure every chunk of a freshly created dask array is a
+    UnifiedArray on ``dev``: dask's creation functions build chunks from the
+    meta, and the ones that do not (or land elsewhere) are converted, so the
+    graph's output never depends on how NumPy's ``like=`` was dispatched."""
+    m = arr._meta
+    if type(m) is UnifiedArray and m.device == dev:
+        return arr.map_blocks(_ensure_on, device=str(dev), meta=m, dtype=arr.dtype)
+    return arr.map_blocks(to_unified, device=str(dev), dtype=arr.dtype)
+
+
+def _ensure_on(chunk: Any, device: str) -> Any:
+    if type(chunk) is UnifiedArray and chunk.device == device:
+        return chunk
+    return to_unified(chunk, device)
+
+
+# -- device-aware workers ----------------------------------------------------------
+
+
+def worker_resources() -> dict[str, int]:
+    """This process's devices as dask resources: ``{"mlx": 1}`` where MLX
+    runs, ``{"cuda": N}`` for N CUDA GPUs.
+
+    >>> isinstance(worker_resources(), dict)
+    True
+    """
+    out: dict[str, int] = {}
+    for kind, backend in _registry().items():
+        if kind != "cpu" and backend.available and backend.devices():
+            out[kind] = len(backend.devices())
+    return out
+
+
+def DevicePlugin(**kwargs: Any) -> Any:
+    """A distributed ``WorkerPlugin`` that, on each worker, registers
+    UnifiedArray's serialization and advertises the worker's devices as
+    resources (:func:`worker_resources`), so that
+    ``dask.annotate(resources={"mlx": 1})`` places device chunks on workers
+    that have the device.  ``client.register_plugin(DevicePlugin())``."""
+    from distributed import WorkerPlugin
+
+    class _DevicePlugin(WorkerPlugin):
+        name = "unifiedarray-devices"
+        idempotent = True
+
+        async def setup(self, worker: Any) -> None:
+            register()
+            resources = worker_resources()
+            if resources:
+                await worker.set_resources(**{k: float(v) for k, v in resources.items()})
+
+    return _DevicePlugin(**kwargs)
+
+
+_maybe_register()
