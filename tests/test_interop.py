@@ -728,6 +728,8 @@ RECIPE_CALLS = {
     "nanmax": lambda a: np.nanmax(a, axis=0),
     "nanmin": lambda a: np.nanmin(a),
     "nanmean": lambda a: np.nanmean(a, axis=1),
+    "nanvar": lambda a: np.nanvar(a, axis=0),
+    "nanstd ddof": lambda a: np.nanstd(a, axis=1, ddof=1, keepdims=True),
     "vstack": lambda a: np.vstack([a, a[0]]),
     "hstack": lambda a: np.hstack([a, a]),
     "dot": lambda a: np.dot(a, a.T),

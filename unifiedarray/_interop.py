@@ -357,6 +357,26 @@ def _nanmean(xp: Any, a: Any, axis: Any = None, dtype: Any = None, keepdims: boo
     return total / count
 
 
+def _nanvar(xp: Any, a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False,
+            **rest: Any) -> Any:
+    if rest or dtype is not None or type(a) is not UnifiedArray or a.dtype.kind != "f":
+        return None
+    nan = xp.isnan(a)
+    count = xp.sum(xp.astype(~nan, a.dtype), axis=axis, keepdims=True)
+    mean = xp.sum(xp.where(nan, 0.0, a), axis=axis, keepdims=True) / count
+    dev = xp.where(nan, 0.0, a - mean)
+    dof = count - ddof
+    var = xp.where(dof > 0, xp.sum(dev * dev, axis=axis, keepdims=True) / dof, xp.nan)  # NumPy: nan, not a sign flip
+    if not keepdims:
+        var = xp.squeeze(var, axis=tuple(range(a.ndim)) if axis is None else axis)
+    return var
+
+
+def _nanstd(xp: Any, a: Any, **kwargs: Any) -> Any:
+    var = _nanvar(xp, a, **kwargs)
+    return None if var is None else xp.sqrt(var)
+
+
 def _atleast_2d(xp: Any, t: Any) -> Any:
     return xp.reshape(t, (1, -1)) if t.ndim < 2 else t
 
@@ -390,6 +410,8 @@ NUMPY_RECIPES: dict[str, Any] = {
     "nanmax": _nan_extremum("max", -np.inf),
     "nanmin": _nan_extremum("min", np.inf),
     "nanmean": _nanmean,
+    "nanvar": _nanvar,
+    "nanstd": _nanstd,
     "vstack": _vstack,
     "hstack": _hstack,
     "dot": _dot,
