@@ -313,28 +313,20 @@ def _write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
     """Write ``value`` (native on x's device, or a scalar) at ``key`` of x."""
     buf = x._buf
     dev = buf._placement
-    with buf._lock:
-        base = buf._acquire(dev, True, reason)
-        ns = namespace_for(dev)
-        if dev == MLX:
-            # MLX's setitem rebinds the array object to a lazy graph bound to
-            # this thread's stream; another thread holding the buffer's copy
-            # would then build on that graph and fail.  So the write goes into
-            # a new handle, published in place of the old one and scheduled
-            # (async_eval) before the lock is released; native_on fetches MLX
-            # copies under the lock, so no thread sees an unscheduled graph.
-            # Dropping the old handle first lets MLX reuse its memory.
-            base = backend_for(MLX).detach(base)  # type: ignore[attr-defined]
-        chain = x._key
+    ns = namespace_for(dev)
+    chain = x._key
+
+    def write(base: Any) -> None:
+        # The buffer calls this under its lock, with its copy on dev made
+        # current and the only valid one (on MLX, on the library's stream).
         if chain is None:
             ns.setitem(base, key, value)
         elif (dev == CPU or dev.kind == "cuda") and _slices_only(chain):
             ns.setitem(native_on(x, dev, reason), key, value)  # a real view: writes reach the copy
         else:
             _write_chain(ns, base, chain, key, value, dev)
-        if dev == MLX:
-            buf._copies[MLX] = base
-            _mx().async_eval(base)
+
+    buf._apply_write(dev, write, reason)
 
 
 def _write_chain(ns: Any, arr: Any, chain: tuple, key: Any, value: Any, dev: Device) -> None:

@@ -126,6 +126,11 @@ class HostHandle(np.ndarray):
             self._registry = None
 
     def __array_wrap__(self, arr: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        if getattr(arr, "_registry", None) is not None and not return_scalar:
+            # An in-place operation's result is its ``out``: a leased handle
+            # stays that handle (``h += 1`` must leave h revocable, not
+            # rebind it to a plain view that no lease end can reach).
+            return arr
         arr = arr.view(np.ndarray) if type(arr) is not np.ndarray else arr
         return arr[()] if return_scalar else arr
 
@@ -351,6 +356,10 @@ class UnifiedBuffer:
         """Make the stale copy on ``dev`` valid, counting every move."""
         backend = backend_for(dev)
         backend.check_dtype(self._dtype, dev, reason)
+        # The leases end before anything is copied: a write through a lease
+        # while the copy runs (other threads run while it does) would reach
+        # the source only, yet both copies would then be marked valid.
+        self._revoke_leases()
         nbytes = self.nbytes
         guarded = True
         if dev != CPU and CPU not in self._valid:
@@ -389,6 +398,13 @@ class UnifiedBuffer:
     def _set_valid(self, valid: frozenset[Device]) -> None:
         # Any change of the valid set ends the leases handed out so far: a
         # handle written after this point would be written unseen.
+        if self._host_handles or self._mlx_leased:
+            self._revoke_leases()
+        self._valid = valid
+
+    def _revoke_leases(self) -> None:
+        """End every lease handed out: host handles become read-only, the
+        MLX handle is detached (the buffer keeps a new handle on the data)."""
         if self._host_handles:
             for ref in self._host_handles:
                 view = ref()
@@ -398,7 +414,6 @@ class UnifiedBuffer:
         if self._mlx_leased:
             self._copies[MLX] = backend_for(MLX).detach(self._copies[MLX])  # type: ignore[attr-defined]
             self._mlx_leased = False
-        self._valid = valid
 
     def _lease(self, dev: Device, reason: str) -> Any:
         """A writable handle on ``dev``'s copy, counted as a write."""
@@ -415,8 +430,45 @@ class UnifiedBuffer:
                 handles.append(weakref.ref(view))
                 return view
             if dev == MLX:
+                # The same object (writes through it reach the buffer), made
+                # to write on the library's stream (see mlx_backend.lease).
+                native = self._copies[MLX] = backend_for(MLX).lease(native)  # type: ignore[attr-defined]
                 self._mlx_leased = True
             return native
+
+    def _apply_write(self, dev: Device, write: Any, reason: str) -> None:
+        """Write in place into the copy on ``dev``: a counted write.
+
+        ``write(native)`` performs the in-place writes on the native copy
+        (``native[key] = value`` on NumPy, CuPy and MLX; MLX's setitem
+        rebinds that same Python object).  The buffer does the rest, under
+        its lock: it makes the copy on ``dev`` current (a move if stale), the
+        only valid one, and bumps the version; the leases of other copies
+        end, and a lease on ``dev``'s own copy stays valid (writes through it
+        keep reaching the buffer); on MLX the write runs on the library's
+        stream and is settled before any other thread can see the copy.
+
+        Example
+        -------
+        >>> from unifiedarray import UnifiedBuffer
+        >>> from unifiedarray._devices import CPU
+        >>> b = UnifiedBuffer((3,)); b.fill(0)
+        >>> b._apply_write(CPU, lambda native: native.__setitem__(1, 5.0), "example")
+        >>> b.to_numpy()
+        array([0., 5., 0.], dtype=float32)
+        """
+        with self._lock:
+            native = self._acquire(dev, True, reason)
+            if dev == MLX:
+                self._write_mlx(native, write)
+            else:
+                write(native)
+
+    def _write_mlx(self, native: Any, write: Any) -> None:
+        """``write`` on the MLX copy ``native`` (this buffer's current one;
+        under the lock), on the library's stream; the result is published
+        as the copy.  A live lease is written in place: it stays valid."""
+        self._copies[MLX] = backend_for(MLX).write(native, write, in_place=self._mlx_leased)  # type: ignore[attr-defined]
 
     def read(self, device: DeviceLike = CPU) -> Any:
         """The current data on ``device``, for reading: syncs a stale copy,
@@ -553,7 +605,7 @@ class UnifiedBuffer:
                 with cupy.cuda.Device(dev.index):
                     native.fill(value)
             else:
-                native[...] = value
+                self._write_mlx(native, _FillAll(value))
 
     def copy_from(self, array: Any) -> None:
         """Replace the data with ``array`` (same shape; cast to this dtype
@@ -576,11 +628,14 @@ class UnifiedBuffer:
             return
         dev = backend.device_of(array)
         self._check_copy(tuple(array.shape), _native_dtype(backend, array))
+        if backend.name == "mlx":
+            # The caller's array may be a lazy graph on the caller's own
+            # stream, which only this thread can evaluate: evaluate it here.
+            array = backend.detach(array)  # type: ignore[attr-defined]
         with self._lock:
             native = self._acquire(dev, True, "UnifiedBuffer.copy_from", overwrite=True)
             if backend.name == "mlx":
-                src = array if _native_dtype(backend, array) == self._dtype else array.astype(native.dtype)
-                native[...] = src
+                self._write_mlx(native, _FillAll(array, cast=_native_dtype(backend, array) != self._dtype))
             else:
                 native[...] = array
 
@@ -600,6 +655,21 @@ class UnifiedBuffer:
             f"UnifiedBuffer(shape={self._shape}, dtype={self._dtype.name}, placement={self._placement}, "
             f"state={self.state.name}, valid={sorted(self._valid)})"
         )
+
+
+class _FillAll:
+    """A write that sets every element (``native[...] = value``), with
+    ``cast``, ``value`` cast to the native's dtype first (MLX: the cast is
+    built where the write is, on the library's stream)."""
+
+    __slots__ = ("cast", "value")
+
+    def __init__(self, value: Any, cast: bool = False) -> None:
+        self.value = value
+        self.cast = cast
+
+    def __call__(self, native: Any) -> None:
+        native[...] = self.value.astype(native.dtype) if self.cast else self.value
 
 
 def _native_dtype(backend: Any, array: Any) -> np.dtype:
