@@ -364,3 +364,25 @@ def test_dask_threads_on_mlx():
         for _ in range(3):
             got = ((d * 2 + 1) @ d).sum(axis=0).compute()
             np.testing.assert_allclose(np.asarray(got), ((xn * 2 + 1) @ xn).sum(axis=0), rtol=1e-4, atol=1e-3)
+
+
+def test_compute_context_restores_the_thread_streams(monkeypatch):
+    """compute_context leaves the thread's default streams as it found them,
+    also with two library streams (as on Metal: a CPU one for float64 and a
+    GPU one), where MLX's own stream context would leave the CPU one set."""
+    import mlx.core as mx
+
+    from unifiedarray.backends import mlx_backend
+
+    mine = mx.default_stream(mx.cpu)
+    with mlx_backend.compute_context():
+        assert mx.default_stream(mx.cpu) == mlx_backend.stream()
+    assert mx.default_stream(mx.cpu) == mine
+    extra = mx.new_thread_unsafe_stream(mx.cpu)
+    monkeypatch.setattr(mlx_backend, "_STREAMS", (mlx_backend._STREAMS[0], extra))
+    with mlx_backend.compute_context():
+        assert mx.default_stream(mx.cpu) == extra  # the last one is the default device's
+        y = mx.ones(3) + 1
+    assert mx.default_stream(mx.cpu) == mine
+    assert in_thread(lambda: (mlx_backend.evaluate(y), y.tolist())[1]) == [2.0, 2.0, 2.0]
+    assert not mlx_backend.EVAL_LOCK._is_owned()

@@ -202,10 +202,10 @@ class UnifiedBuffer:
         self._dtype = dtype
         self._pinned = pinned
         self._placement = device
-        self._copies = {}
-        self._valid = frozenset()
-        self._lock_obj = None  # made on first use: most results never need it
-        self._host_handles = None  # the leased host handles' registry, made on first lease
+        self._copies: dict[Device, Any] = {}
+        self._valid: frozenset[Device] = frozenset()
+        self._lock_obj: Any = None  # made on first use: most results never need it
+        self._host_handles: list[weakref.ref] | None = None  # the leased host handles' registry, made on first lease
         self._mlx_leased = False
         self._released = False
         self._version = 0

@@ -9,8 +9,9 @@ dtype limits.  Two of those limits shape this module:
 * MLX has no complex128.  A buffer of that dtype cannot have an MLX copy;
   asking for one is a ``TypeError`` naming backend, dtype and operation.
 
-Uploads are evaluated at once: ``mx.array`` copies the host data when it is
-built, and evaluating inside the move keeps the ledger's timing honest.
+An upload is complete when it returns: ``mx.array`` copies the host data
+when it is built (no graph is left to evaluate), so the ledger times the
+whole move.
 
 Threads
 -------
@@ -111,32 +112,32 @@ class _Compute:
     """What :func:`compute_context` returns: the evaluation lock and the
     library's stream(s), entered together."""
 
-    __slots__ = ("_ctx",)
+    __slots__ = ("_ctx", "_saved")
 
     def __enter__(self) -> None:
         EVAL_LOCK.acquire()
         try:
             streams = _STREAMS
-            if len(streams) == 1:
-                ctx = _MX.stream(streams[0])
-                ctx.__enter__()
-            else:  # Metal: the CPU stream (float64) and the GPU stream, the default device's last
-                ctx = [_MX.stream(s) for s in streams]
-                for c in ctx:
-                    c.__enter__()
-            self._ctx = ctx
+            if len(streams) > 1:
+                # Metal: float64 work names MLX's CPU device, so the CPU
+                # stream is made the thread's CPU default too.  MLX's stream
+                # context restores only the stream of the device it replaced,
+                # so the CPU default is saved and restored here.
+                self._saved = [_MX.default_stream(s.device) for s in streams[:-1]]
+                for s in streams[:-1]:
+                    _MX.set_default_stream(s)
+            ctx = self._ctx = _MX.stream(streams[-1])
+            ctx.__enter__()
         except BaseException:
             EVAL_LOCK.release()
             raise
 
     def __exit__(self, *exc: Any) -> None:
         try:
-            ctx = self._ctx
-            if type(ctx) is list:
-                for c in reversed(ctx):
-                    c.__exit__(None, None, None)
-            else:
-                ctx.__exit__(None, None, None)
+            self._ctx.__exit__(None, None, None)
+            if len(_STREAMS) > 1:
+                for s in self._saved:
+                    _MX.set_default_stream(s)
         finally:
             EVAL_LOCK.release()
 
