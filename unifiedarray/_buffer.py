@@ -20,9 +20,17 @@ ends when another copy becomes valid:
 * host handles are then made read-only, so a late write through them raises
   instead of going stale unnoticed;
 * MLX handles are detached (MLX's in-place ``a[i] = v`` rebinds only the
-  handle it is called on), so a late write cannot corrupt the buffer;
+  handle it is called on), so a late write cannot corrupt the buffer (while
+  the lease lasts, writes through the handle run on the library's MLX stream
+  and are evaluated at once, so any thread can read the buffer after them);
 * CUDA handles cannot be revoked (they are raw device memory): writes through
   them after their lease are the case ``mark_device_dirty()`` exists for.
+
+A lease ends *before* a move copies anything, so a write through it in
+another thread during the copy raises (host) or misses the buffer (MLX)
+instead of reaching the source copy only.  Writes made by the library itself
+go through :meth:`UnifiedBuffer._apply_write`, which keeps a live lease on
+the written copy valid.
 
 Read paths (``to_numpy``, ``read``) hand out read-only views or use the copy
 internally and never mark anything.
