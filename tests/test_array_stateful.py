@@ -3,13 +3,16 @@
 A base array lives on the host or on MLX; views (basic slices, reshapes,
 axis permutations, squeezes, expand_dims and flips of the base or of other
 views) are taken at random; writes go through any view (index
-assignment, in-place operators) or through the buffer's host and MLX handles.
-After every step every view must read the model's values on the host and on
+assignment, in-place operators) or through the buffer's host and MLX handles
+(an MLX lease kept across an array write), in this thread or another; results
+built in another thread are read here.  After every step every view must read the model's values on the host and on
 MLX (never stale), and a second read right after a first must move nothing
 (never redundant).
 """
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -20,6 +23,9 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invar
 import unifiedarray as xp
 
 from .conftest import DEVICES
+
+#: A second thread, for steps run away from the thread that built the state.
+OTHER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ua-view-model")
 
 SHAPES = [(4, 5), (7,), (2, 3, 2)]  # 1-D bases reach the integer fast path with a 0-d view
 
@@ -102,7 +108,7 @@ class ViewModel(RuleBasedStateMachine):
     @rule(target=views, parent=views, data=st.data())
     def reshape_view(self, parent, data):
         arr, idx = self.pair(parent)
-        shapes = [(-1,), (1, -1), idx.shape[::-1], idx.shape + (1,)]
+        shapes = [(-1,), (1, -1), idx.shape[::-1], (*idx.shape, 1)]
         if idx.size % 2 == 0 and idx.size:
             shapes.append((2, -1))
         shape = data.draw(st.sampled_from(shapes))
@@ -189,6 +195,47 @@ class ViewModel(RuleBasedStateMachine):
         handle = self.base.buffer.mlx
         handle[self.second] = mx.array(value, dtype=handle.dtype)
         self.model[self.second] = value
+
+    @rule(v=views, data=st.data(), first=st.integers(-9, 9), second=st.integers(-9, 9))
+    def mlx_lease_around_an_array_write(self, v, data, first, second):
+        """A ``buf.mlx`` lease taken before an array write stays valid after
+        it (the write is on MLX: MLX stays the only valid copy), so a write
+        through the lease after the array write reaches the buffer."""
+        if self.device != "mlx":
+            return
+        import mlx.core as mx
+
+        arr, idx = self.pair(v)
+        handle = self.base.buffer.mlx
+        handle[self.first] = mx.array(first, dtype=handle.dtype)
+        self.model[self.first] = first
+        if idx.ndim:
+            key = data.draw(basic_key(idx.shape))
+            arr[key] = second
+            self.set_values(idx[as_view_key(key)], second)
+        else:
+            arr[...] = second
+            self.set_values(idx, second)
+        handle[self.second] = mx.array(first + second, dtype=handle.dtype)
+        self.model[self.second] = first + second
+
+    @rule(v=views, data=st.data(), value=st.integers(-50, 50))
+    def assign_in_another_thread(self, v, data, value):
+        arr, idx = self.pair(v)
+        key = data.draw(basic_key(idx.shape)) if idx.ndim else Ellipsis
+
+        def write():
+            arr[key] = value
+
+        OTHER_THREAD.submit(write).result(timeout=60)
+        self.set_values(idx[as_view_key(key)] if idx.ndim else idx, value)
+
+    @rule(v=views)
+    def compute_in_one_thread_read_in_another(self, v):
+        arr, idx = self.pair(v)
+        doubled = OTHER_THREAD.submit(lambda: arr * 2 + 1).result(timeout=60)  # built there ...
+        expected = self.values(idx) * 2 + 1
+        np.testing.assert_array_equal(np.asarray(doubled), expected)  # ... read here
 
     @invariant()
     def every_view_reads_the_model_on_every_device(self):

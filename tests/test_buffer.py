@@ -31,7 +31,7 @@ class TestTransitions:
 
     def test_host_access_gives_host_only(self):
         buf = UnifiedBuffer((3,))
-        buf.host
+        _ = buf.host  # taking the handle is the write
         assert buf.state is S.HOST_ONLY
 
     def test_first_host_write_of_fresh_buffer_is_host_only(self):
@@ -244,7 +244,7 @@ def test_metal_off_macos_is_a_clear_error():
     if platform.system() == "Darwin":
         pytest.skip("this is a Mac")
     with pytest.raises(RuntimeError, match="Metal"):
-        UnifiedBuffer((1,)).metal
+        _ = UnifiedBuffer((1,)).metal
 
 
 def test_device_without_accelerator_is_the_host_data():
@@ -346,3 +346,87 @@ def test_handle_list_stays_bounded():
     for i in range(1000):
         buf.host[i % 4] = i
     assert len(buf._host_handles) <= 16
+
+
+@needs_mlx
+def test_in_place_operator_keeps_the_host_lease_revocable():
+    # `h += 1` rebinds h to the operator's result: that must be the leased
+    # handle itself, not a plain view that no lease end can reach.
+    buf = UnifiedBuffer((2,), dtype=np.int64)
+    buf.fill(0)
+    h = buf.host
+    h += 1
+    h += 1
+    buf.read("mlx")  # the lease ends
+    with pytest.raises(ValueError, match="read-only"):
+        h += 1
+    assert buf.to_numpy().tolist() == [2, 2]
+    assert np.asarray(buf.read("mlx")).tolist() == [2, 2]
+
+
+@needs_mlx
+def test_move_ends_the_leases_before_it_copies(monkeypatch):
+    # A write through a lease while a move copies (other threads run then)
+    # must not land on the source only: the lease ends before the copy.
+    from unifiedarray.backends import backend_for
+
+    buf = UnifiedBuffer((2,), dtype=np.float32)
+    buf.fill(1.0)
+    h = buf.host
+    mlx = backend_for("mlx")
+    upload = mlx.upload
+    seen = []
+
+    def racing_upload(host, device, into=None):
+        try:
+            h[0] = 5.0  # what another thread could do during the copy
+            seen.append("written")
+        except ValueError:
+            seen.append("refused")
+        return upload(host, device, into)
+
+    monkeypatch.setattr(mlx, "upload", racing_upload)
+    buf.read("mlx")
+    monkeypatch.undo()
+    assert seen == ["refused"]
+    assert buf.to_numpy().tolist() == np.asarray(buf.read("mlx")).tolist() == [1.0, 1.0]
+
+
+@needs_mlx
+def test_array_writes_keep_a_live_mlx_lease():
+    import unifiedarray as xp
+
+    x = xp.zeros(3, device="mlx")
+    h = x.buffer.mlx
+    x[1] = 1.0  # an MLX write: MLX stays the only valid copy, the lease stays valid
+    h[2] = 5.0
+    x[0] = 2.0
+    assert np.asarray(x).tolist() == [2.0, 1.0, 5.0]
+
+
+@needs_mlx
+def test_apply_write_counts_a_write_and_keeps_other_devices_stale():
+    from unifiedarray._devices import CPU, MLX
+
+    buf = UnifiedBuffer((3,), dtype=np.float32)
+    buf.fill(1.0)
+    buf.read("mlx")
+    version = buf._version
+    assert moves(lambda: buf._apply_write(MLX, lambda n: n.__setitem__(0, 4.0), "test")) == 0
+    assert buf.valid_devices == {"mlx"} and buf._version == version + 1
+    assert moves(lambda: buf._apply_write(CPU, lambda n: n.__setitem__(1, 6.0), "test")) == 1
+    assert buf.valid_devices == {"cpu"}
+    assert np.asarray(buf.read("mlx")).tolist() == [4.0, 6.0, 1.0]
+
+
+@needs_mlx
+def test_one_element_negative_stride_view_moves_to_mlx():
+    import unifiedarray as xp
+
+    x = xp.arange(6.0)
+    for view, expected in ((x[2::-3], [2.0]), (x[::-2], [5.0, 3.0, 1.0]), (x[5:4:-1], [5.0])):
+        assert np.asarray(view.to_device("mlx")).tolist() == expected
+    from unifiedarray.backends import backend_for
+
+    out = backend_for("mlx").upload(np.arange(6.0)[2::-3], ua.Device.parse("mlx"))
+    assert np.asarray(out).tolist() == [2.0]

@@ -4,9 +4,20 @@ MLX is the real second memory space.  The model keeps the data and which
 copies are valid; after every step the buffer must hold the model's data on
 every read (never stale), and the step must have moved exactly as many
 copies as the model says are needed (never redundant, every move counted).
+
+Leases are kept across steps (across moves, and written from another
+thread): the model knows when each one ended (any change of the valid set
+ends every lease), and a write through it must then reach the buffer (live)
+or not (ended: a host handle raises, an MLX handle is detached).  Non-blocking
+moves are simulated where there is no GPU: the backend's asynchronous copy
+leaves garbage in the destination until its event is synchronised, so any
+path that reads without waiting for ``UnifiedBuffer._pending`` reads garbage.
 """
 
 from __future__ import annotations
+
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -16,6 +27,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 import unifiedarray as ua
 from unifiedarray import UnifiedBuffer
+from unifiedarray.backends import backend_for
 
 from .conftest import HAS_MLX
 
@@ -30,6 +42,29 @@ INDEX = st.one_of(
 )
 SPACES = st.sampled_from(["cpu", "mlx"])
 
+#: A second thread, for steps run away from the thread that built the state.
+OTHER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ua-model")
+
+
+def elsewhere(fn):
+    """``fn()`` run in the other thread (in this thread's context, so that
+    ``track_transfers`` counts its moves); its result or its exception."""
+    return OTHER_THREAD.submit(contextvars.copy_context().run, fn).result(timeout=60)
+
+
+class LandsLater:
+    """The event of a simulated non-blocking copy: the data lands when it is
+    synchronised (the destination held garbage until then)."""
+
+    def __init__(self, land):
+        self.land = land
+        self.synchronized = 0
+
+    def synchronize(self):
+        self.synchronized += 1
+        if self.synchronized == 1:
+            self.land()
+
 
 class BufferModel(RuleBasedStateMachine):
     @initialize(dtype=DTYPES, placement=SPACES)
@@ -38,8 +73,22 @@ class BufferModel(RuleBasedStateMachine):
         self.dtype = np.dtype(dtype)
         self.placement = placement
         self.data = np.zeros(N, dtype)
-        self.valid: set[str] = set()
+        self.epoch = 0  # bumped whenever the leases handed out so far end
+        self._valid: set[str] = set()
         self.allocated: set[str] = set()
+        self.host_leases: list = []  # (handle, epoch when taken)
+        self.mlx_leases: list = []
+
+    @property
+    def valid(self) -> frozenset[str]:
+        return frozenset(self._valid)  # immutable: `self.valid |= ...` goes through the setter
+
+    @valid.setter
+    def valid(self, new) -> None:
+        # The buffer ends every lease when its valid set changes.
+        if set(new) != self._valid:
+            self.epoch += 1
+        self._valid = set(new)
 
     # -- the model -----------------------------------------------------------
     def needed_moves_for_read(self, dev):
@@ -116,10 +165,7 @@ class BufferModel(RuleBasedStateMachine):
 
     @rule(v=st.integers(0, 100))
     def fill(self, v):
-        if not self.allocated:
-            dev = self.placement
-        else:
-            dev = "cpu" if "cpu" in self.valid else next(iter(self.valid))
+        dev = self.placement if not self.allocated else "cpu" if "cpu" in self.valid else next(iter(self.valid))
         self.allocated.add(dev)
         self.valid = {dev}
         self.step(0, lambda: self.buf.fill(self.value(v).item()))
@@ -152,6 +198,114 @@ class BufferModel(RuleBasedStateMachine):
         # ... declared by the user
         self.buf.mark_host_dirty()
         self.valid = {"cpu"}
+        self.epoch += 1  # a mark ends the leases even when the valid set stays
+
+    # -- leases kept across steps --------------------------------------------------
+    @rule()
+    def take_host_lease(self):
+        expected = self.model_write("cpu")
+        handle = self.step(expected, lambda: self.buf.host)
+        self.host_leases.append((handle, self.epoch))
+
+    @rule()
+    def take_mlx_lease(self):
+        expected = self.model_write("mlx")
+        handle = self.step(expected, lambda: self.buf.mlx)
+        self.mlx_leases.append((handle, self.epoch))
+
+    @precondition(lambda self: self.host_leases)
+    @rule(pick=st.integers(0, 10), idx=INDEX, v=st.integers(0, 100), other_thread=st.booleans())
+    def write_kept_host_lease(self, pick, idx, v, other_thread):
+        handle, epoch = self.host_leases[pick % len(self.host_leases)]
+        live = epoch == self.epoch
+
+        def write():
+            handle[idx] = self.value(v)
+
+        with ua.track_transfers() as t:
+            if live:
+                elsewhere(write) if other_thread else write()
+                self.data[idx] = self.value(v)
+            else:
+                with pytest.raises(ValueError, match="read-only"):
+                    elsewhere(write) if other_thread else write()
+        assert t.count == 0 and self.buf.valid_devices == self.valid
+
+    @precondition(lambda self: self.mlx_leases)
+    @rule(pick=st.integers(0, 10), idx=INDEX, v=st.integers(0, 100), other_thread=st.booleans())
+    def write_kept_mlx_lease(self, pick, idx, v, other_thread):
+        import mlx.core as mx
+
+        handle, epoch = self.mlx_leases[pick % len(self.mlx_leases)]
+        if isinstance(idx, slice) and len(range(*idx.indices(N))) == 0:
+            return
+
+        def write():
+            handle[idx] = mx.array(self.value(v))
+
+        with ua.track_transfers() as t:
+            elsewhere(write) if other_thread else write()
+        if epoch == self.epoch:  # a live lease: the write reaches the buffer
+            self.data[idx] = self.value(v)
+        # an ended lease is detached: the write changed only the handle
+        assert t.count == 0 and self.buf.valid_devices == self.valid
+
+    # -- steps in another thread -------------------------------------------------------
+    @rule(dev=SPACES)
+    def read_in_other_thread(self, dev):
+        expected = self.model_read(dev)
+        got = self.step(expected, lambda: elsewhere(lambda: np.array(self.buf.read(dev), copy=True)))
+        np.testing.assert_array_equal(got, self.data)
+
+    @rule(v=st.integers(0, 100))
+    def fill_in_other_thread(self, v):
+        dev = self.placement if not self.allocated else ("cpu" if "cpu" in self.valid else next(iter(self.valid)))
+        self.allocated.add(dev)
+        self.valid = {dev}
+        self.step(0, lambda: elsewhere(lambda: self.buf.fill(self.value(v).item())))
+        self.data[:] = self.value(v)
+
+    # -- non-blocking moves, simulated ------------------------------------------------
+    @precondition(lambda self: "cpu" not in self.valid and "mlx" in self.valid)
+    @rule()
+    def sync_to_host_nonblocking(self):
+        mlx = backend_for("mlx")
+
+        def download_async(native, out):
+            out[...] = 99  # the copy has not landed yet
+            return LandsLater(lambda: mlx.download(native, out))
+
+        expected = self.model_read("cpu")
+        mlx.download_async = download_async
+        try:
+            self.step(expected, lambda: self.buf.sync_to_host(blocking=False))
+        finally:
+            del mlx.download_async
+        assert isinstance(self.buf._pending, LandsLater)
+
+    @precondition(lambda self: "mlx" not in self.valid and "cpu" in self.valid)
+    @rule()
+    def sync_to_mlx_nonblocking(self):
+        import mlx.core as mx
+
+        mlx = backend_for("mlx")
+        buf = self.buf
+
+        def upload_async(host, device, into=None):
+            real = mlx.upload(host, device)
+
+            def land():
+                buf._copies[ua.Device.parse("mlx")] = real
+
+            return mx.full(host.shape, 99, dtype=real.dtype), LandsLater(land)
+
+        expected = self.model_read("mlx")
+        mlx.upload_async = upload_async
+        try:
+            self.step(expected, lambda: self.buf.sync_to_device("mlx", blocking=False))
+        finally:
+            del mlx.upload_async
+        assert isinstance(self.buf._pending, LandsLater)
 
     @invariant()
     def state_summarises_validity(self):

@@ -20,9 +20,17 @@ ends when another copy becomes valid:
 * host handles are then made read-only, so a late write through them raises
   instead of going stale unnoticed;
 * MLX handles are detached (MLX's in-place ``a[i] = v`` rebinds only the
-  handle it is called on), so a late write cannot corrupt the buffer;
+  handle it is called on), so a late write cannot corrupt the buffer (while
+  the lease lasts, writes through the handle run on the library's MLX stream
+  and are evaluated at once, so any thread can read the buffer after them);
 * CUDA handles cannot be revoked (they are raw device memory): writes through
   them after their lease are the case ``mark_device_dirty()`` exists for.
+
+A lease ends *before* a move copies anything, so a write through it in
+another thread during the copy raises (host) or misses the buffer (MLX)
+instead of reaching the source copy only.  Writes made by the library itself
+go through :meth:`UnifiedBuffer._apply_write`, which keeps a live lease on
+the written copy valid.
 
 Read paths (``to_numpy``, ``read``) hand out read-only views or use the copy
 internally and never mark anything.
@@ -126,6 +134,11 @@ class HostHandle(np.ndarray):
             self._registry = None
 
     def __array_wrap__(self, arr: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        if getattr(arr, "_registry", None) is not None and not return_scalar:
+            # An in-place operation's result is its ``out``: a leased handle
+            # stays that handle (``h += 1`` must leave h revocable, not
+            # rebind it to a plain view that no lease end can reach).
+            return arr
         arr = arr.view(np.ndarray) if type(arr) is not np.ndarray else arr
         return arr[()] if return_scalar else arr
 
@@ -201,10 +214,10 @@ class UnifiedBuffer:
         self._dtype = dtype
         self._pinned = pinned
         self._placement = device
-        self._copies = {}
-        self._valid = frozenset()
-        self._lock_obj = None  # made on first use: most results never need it
-        self._host_handles = None  # the leased host handles' registry, made on first lease
+        self._copies: dict[Device, Any] = {}
+        self._valid: frozenset[Device] = frozenset()
+        self._lock_obj: Any = None  # made on first use: most results never need it
+        self._host_handles: list[weakref.ref] | None = None  # the leased host handles' registry, made on first lease
         self._mlx_leased = False
         self._released = False
         self._version = 0
@@ -357,6 +370,10 @@ class UnifiedBuffer:
         """Make the stale copy on ``dev`` valid, counting every move."""
         backend = backend_for(dev)
         backend.check_dtype(self._dtype, dev, reason)
+        # The leases end before anything is copied: a write through a lease
+        # while the copy runs (other threads run while it does) would reach
+        # the source only, yet both copies would then be marked valid.
+        self._revoke_leases()
         nbytes = self.nbytes
         guarded = True
         if dev != CPU and CPU not in self._valid:
@@ -397,6 +414,13 @@ class UnifiedBuffer:
     def _set_valid(self, valid: frozenset[Device]) -> None:
         # Any change of the valid set ends the leases handed out so far: a
         # handle written after this point would be written unseen.
+        if self._host_handles or self._mlx_leased:
+            self._revoke_leases()
+        self._valid = valid
+
+    def _revoke_leases(self) -> None:
+        """End every lease handed out: host handles become read-only, the
+        MLX handle is detached (the buffer keeps a new handle on the data)."""
         if self._host_handles:
             for ref in self._host_handles:
                 view = ref()
@@ -406,7 +430,6 @@ class UnifiedBuffer:
         if self._mlx_leased:
             self._copies[MLX] = backend_for(MLX).detach(self._copies[MLX])  # type: ignore[attr-defined]
             self._mlx_leased = False
-        self._valid = valid
 
     def _lease(self, dev: Device, reason: str) -> Any:
         """A writable handle on ``dev``'s copy, counted as a write."""
@@ -423,26 +446,45 @@ class UnifiedBuffer:
                 handles.append(weakref.ref(view))
                 return view
             if dev == MLX:
+                # The same object (writes through it reach the buffer), made
+                # to write on the library's stream (see mlx_backend.lease).
+                native = self._copies[MLX] = backend_for(MLX).lease(native)  # type: ignore[attr-defined]
                 self._mlx_leased = True
             return native
 
     def _apply_write(self, dev: Device, write: Any, reason: str) -> None:
-        """Run ``write(native)``, which writes in place into the copy on
-        ``dev`` (``native[key] = value``), as a counted write: that copy
-        becomes the only valid one.  The array layer writes only through
-        here."""
+        """Write in place into the copy on ``dev``: a counted write.
+
+        ``write(native)`` performs the in-place writes on the native copy
+        (``native[key] = value`` on NumPy, CuPy and MLX; MLX's setitem
+        rebinds that same Python object).  The buffer does the rest, under
+        its lock: it makes the copy on ``dev`` current (a move if stale), the
+        only valid one, and bumps the version; the leases of other copies
+        end, and a lease on ``dev``'s own copy stays valid (writes through it
+        keep reaching the buffer); on MLX the write runs on the library's
+        stream and is settled before any other thread can see the copy.
+
+        Example
+        -------
+        >>> from unifiedarray import UnifiedBuffer
+        >>> from unifiedarray._devices import CPU
+        >>> b = UnifiedBuffer((3,)); b.fill(0)
+        >>> b._apply_write(CPU, lambda native: native.__setitem__(1, 5.0), "example")
+        >>> b.to_numpy()
+        array([0., 5., 0.], dtype=float32)
+        """
         with self._lock:
-            base = self._acquire(dev, True, reason)
+            native = self._acquire(dev, True, reason)
             if dev == MLX:
-                # MLX's setitem rebinds the array object to a lazy graph bound
-                # to this thread's stream; another thread holding the copy
-                # would build on that graph and fail.  So the write goes into
-                # a new handle, published in place of the old one and
-                # scheduled before the lock is released.
-                base = backend_for(MLX).detach(base)  # type: ignore[attr-defined]
-            write(base)
-            if dev == MLX:
-                self._copies[MLX] = backend_for(MLX).publish(base)
+                self._write_mlx(native, write)
+            else:
+                write(native)
+
+    def _write_mlx(self, native: Any, write: Any) -> None:
+        """``write`` on the MLX copy ``native`` (this buffer's current one;
+        under the lock), on the library's stream; the result is published
+        as the copy.  A live lease is written in place: it stays valid."""
+        self._copies[MLX] = backend_for(MLX).write(native, write, in_place=self._mlx_leased)  # type: ignore[attr-defined]
 
     def _drop_copy(self, dev: Device, spill: bool) -> bool:
         """Free the copy on ``dev`` (a per-device memory limit's eviction):
@@ -609,7 +651,7 @@ class UnifiedBuffer:
                 with backend_for(dev).compute_context(dev):
                     native.fill(value)
             else:
-                native[...] = value
+                self._write_mlx(native, _FillAll(value))
 
     def copy_from(self, array: Any) -> None:
         """Replace the data with ``array`` (same shape; cast to this dtype
@@ -632,11 +674,14 @@ class UnifiedBuffer:
             return
         dev = backend.device_of(array)
         self._check_copy(tuple(array.shape), _native_dtype(backend, array))
+        if backend.name == "mlx":
+            # The caller's array may be a lazy graph on the caller's own
+            # stream, which only this thread can evaluate: evaluate it here.
+            array = backend.detach(array)  # type: ignore[attr-defined]
         with self._lock:
             native = self._acquire(dev, True, "UnifiedBuffer.copy_from", overwrite=True)
             if backend.name == "mlx":
-                src = array if _native_dtype(backend, array) == self._dtype else array.astype(native.dtype)
-                native[...] = src
+                self._write_mlx(native, _FillAll(array, cast=_native_dtype(backend, array) != self._dtype))
             else:
                 native[...] = array
 
@@ -656,6 +701,21 @@ class UnifiedBuffer:
             f"UnifiedBuffer(shape={self._shape}, dtype={self._dtype.name}, placement={self._placement}, "
             f"state={self.state.name}, valid={sorted(self._valid)})"
         )
+
+
+class _FillAll:
+    """A write that sets every element (``native[...] = value``), with
+    ``cast``, ``value`` cast to the native's dtype first (MLX: the cast is
+    built where the write is, on the library's stream)."""
+
+    __slots__ = ("cast", "value")
+
+    def __init__(self, value: Any, cast: bool = False) -> None:
+        self.value = value
+        self.cast = cast
+
+    def __call__(self, native: Any) -> None:
+        native[...] = self.value.astype(native.dtype) if self.cast else self.value
 
 
 def _native_dtype(backend: Any, array: Any) -> np.dtype:

@@ -142,7 +142,9 @@ def _host_frame(x: UnifiedArray, reason: str) -> np.ndarray:
     elif dev == MLX:
         # A view of MLX's own memory (host or unified memory; np.asarray
         # evaluates a lazy result first): no copy.
-        host = np.asarray(native_on(x, MLX, reason))
+        native = native_on(x, MLX, reason)
+        backend_for(MLX).evaluate(native)  # serialised with the library's other evaluations
+        host = np.asarray(native)
     else:
         native = native_on(x, dev, reason)
         host = np.empty(native.shape, native.dtype)

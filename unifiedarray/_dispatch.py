@@ -136,7 +136,8 @@ def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
             if views.slices_only(key):
                 x._hostview = view  # always a real view of base
         return view
-    return views.follow(resolve(dev, ""), base, key)
+    with backend_for(dev).compute_context(dev):  # MLX's slices are graph nodes: on the library's stream
+        return views.follow(resolve(dev, ""), base, key)
 
 
 def host_current(x: UnifiedArray) -> Any:
@@ -380,9 +381,12 @@ def call_mixed(
         nat_args = tuple([_unwrap(a, CPU, reason) for a in args])
         nat_kwargs = {k: _unwrap(v, CPU, reason) for k, v in kwargs.items()} if kwargs else kwargs
         return wrap_result(fn(*nat_args, **nat_kwargs), CPU, nat_args)
+    # The arguments' copies first: reading them may take their buffers'
+    # locks, which are never taken inside a compute context (MLX's holds the
+    # evaluation lock, the innermost).
+    nat_args = tuple([_unwrap(a, device, reason) for a in args])
+    nat_kwargs = {k: _unwrap(v, device, reason) for k, v in kwargs.items()} if kwargs else kwargs
     with backend_for(device).compute_context(device):
-        nat_args = tuple([_unwrap(a, device, reason) for a in args])
-        nat_kwargs = {k: _unwrap(v, device, reason) for k, v in kwargs.items()} if kwargs else kwargs
         try:
             res = fn(*nat_args, **nat_kwargs)
         except Exception as exc:
@@ -540,8 +544,8 @@ def _reflected_scalar(name: str, x: UnifiedArray, scalar: Any) -> Any:
     """``scalar <op> x``: the backend's function with the scalar first."""
     dev = x._buf._placement
     fn = resolve(dev, name)
+    native = native_on(x, dev, name)
     with backend_for(dev).compute_context(dev):
-        native = native_on(x, dev, name)
         try:
             res = fn(scalar, native)
         except Exception as exc:
@@ -767,12 +771,11 @@ def setitem(x: UnifiedArray, key: Any, value: Any) -> None:
             f"change its dtype; convert with astype first"
         )
     key = _key_arrays(key)
-    with backend_for(dev).compute_context(dev):
-        if type(key) is UnifiedArray:
-            key = native_on(key, dev, reason)
-        elif type(key) is tuple:
-            key = tuple(native_on(k, dev, reason) if type(k) is UnifiedArray else k for k in key)
-        write(x, key, value, reason)
+    if type(key) is UnifiedArray:
+        key = native_on(key, dev, reason)
+    elif type(key) is tuple:
+        key = tuple(native_on(k, dev, reason) if type(k) is UnifiedArray else k for k in key)
+    write(x, key, value, reason)
 
 
 def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
@@ -782,24 +785,27 @@ def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
     buf = x._buf
     dev = buf._placement
     backend = backend_for(dev)
-    with backend.compute_context(dev), buf._lock:
-        if type(value) is UnifiedArray:
-            value = native_on(value, dev, reason)
-        ns = resolve(dev, "")
-        chain = x._key
+    if type(value) is UnifiedArray:
+        value = native_on(value, dev, reason)  # before any lock of x's: value may be a view of x
+    ns = resolve(dev, "")
+    chain = x._key
 
-        def apply(base: Any) -> None:
-            try:
-                if chain is None:
-                    ns.setitem(base, key, value)
-                elif dev.kind != "mlx" and views.slices_only(chain):
-                    ns.setitem(views.follow(ns, base, chain), key, value)  # a real view: writes reach the copy
-                else:
-                    views.write_chain(ns, base, chain, key, value, backend.aliases)
-            except Exception as exc:
-                _reraise(exc, dev, "__setitem__")
+    def apply(base: Any) -> None:
+        try:
+            if chain is None:
+                ns.setitem(base, key, value)
+            elif dev.kind != "mlx" and views.slices_only(chain):
+                ns.setitem(views.follow(ns, base, chain), key, value)  # a real view: writes reach the copy
+            else:
+                views.write_chain(ns, base, chain, key, value, backend.aliases)
+        except Exception as exc:
+            _reraise(exc, dev, "__setitem__")
 
-        buf._apply_write(dev, apply, reason)
+    if dev.kind == "mlx":
+        buf._apply_write(dev, apply, reason)  # on the library's stream, inside the buffer's lock
+    else:
+        with backend.compute_context(dev):
+            buf._apply_write(dev, apply, reason)
 
 
 # -- views and moves ---------------------------------------------------------------------

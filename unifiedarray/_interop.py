@@ -357,8 +357,9 @@ def _nanmean(xp: Any, a: Any, axis: Any = None, dtype: Any = None, keepdims: boo
     return total / count
 
 
-def _nanvar(xp: Any, a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False,
-            **rest: Any) -> Any:
+def _nanvar(
+    xp: Any, a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False, **rest: Any
+) -> Any:
     if rest or dtype is not None or type(a) is not UnifiedArray or a.dtype.kind != "f":
         return None
     nan = xp.isnan(a)
@@ -455,8 +456,8 @@ def _native_call(name: str, args: tuple, kwargs: dict, dev: Device, reason: str)
     fn = getattr(backend.numpy_like(), name, None)
     if fn is None:
         return None
+    natives = tuple(_dispatch.native_on(a, dev, reason) if type(a) is UnifiedArray else a for a in args)
     with backend.compute_context(dev):
-        natives = tuple(_dispatch.native_on(a, dev, reason) if type(a) is UnifiedArray else a for a in args)
         return _dispatch.wrap_result(fn(*natives), dev, natives)
 
 
@@ -507,8 +508,8 @@ def _run_on_cuda(name: str, args: tuple, kwargs: dict, dev: Device, reason: str)
         fn = getattr(fn, part, None)
         if fn is None:
             return None
+    nat_args, nat_kwargs = _natives(args, dev, reason), _natives(kwargs, dev, reason)
     with backend.compute_context(dev):
-        nat_args, nat_kwargs = _natives(args, dev, reason), _natives(kwargs, dev, reason)
         try:
             return _wrap_any(fn(*nat_args, **nat_kwargs), dev, (nat_args, nat_kwargs))
         except (TypeError, NotImplementedError):

@@ -142,9 +142,14 @@ class Backend:
         return nullcontext()
 
     def publish(self, native: Any) -> Any:
-        """``native``, a new result, made safe to hand to any thread (MLX
-        schedules it; elsewhere nothing to do)."""
+        """``native``, a new result, made ready to be kept as a buffer's copy
+        (nothing to do on every backend now: MLX's results stay lazy, on a
+        stream any thread may evaluate)."""
         return native
+
+    def evaluate(self, *natives: Any) -> None:
+        """Make lazy natives concrete (MLX), serialised with every other
+        evaluation; a no-op where arrays are never lazy."""
 
     def dtype_of(self, native: Any) -> np.dtype:
         """The NumPy dtype of a native array."""
