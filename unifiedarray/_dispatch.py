@@ -119,11 +119,10 @@ def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
     if buf._pending is not None:
         buf._wait()  # a non-blocking move is still in flight
     if dev in buf._valid:
-        if dev is MLX:
-            with buf._lock:  # see write(): a writer publishes under the lock
-                base = buf._copies[dev]
-        else:
-            base = buf._copies[dev]
+        # A writer publishes a new copy with one assignment (MLX's writes
+        # make a new handle, see UnifiedBuffer._apply_write), so whichever
+        # copy this reads is whole.
+        base = buf._copies[dev]
     else:
         base = buf._acquire(dev, False, reason)
     key = x._key
@@ -241,11 +240,12 @@ def wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
     else:
         backend = backend_for(dev)
         if backend.is_native(res):
-            for inp in inputs:
-                if res is inp or (backend.is_native(inp) and backend.aliases(res, inp)):
-                    res = backend.copy(res)
-                    break
-            return wrap(res, dev)
+            if backend.results_alias:
+                for inp in inputs:
+                    if res is inp or (backend.is_native(inp) and backend.aliases(res, inp)):
+                        res = backend.copy(res)
+                        break
+            return adopted(res, dev, backend.dtype_of(res))
     if isinstance(res, tuple):
         items = [wrap_result(r, dev, inputs) for r in res]
         return type(res)(*items) if hasattr(res, "_fields") else tuple(items)
@@ -529,6 +529,28 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             if type(res) is np.ndarray:
                 return adopted(res, CPU, res.dtype)
             return wrap(res, CPU)
+    elif x._key is None and buf._pending is None and buf._placement in buf._valid:
+        # The same on a device: whole arrays whose copies there are current
+        # (the device's elementwise results never alias an input).
+        dev = buf._placement
+        if ty is UnifiedArray:
+            yb = y._buf
+            rhs = yb._copies[dev] if (y._key is None and yb._placement is dev and yb._pending is None and dev in yb._valid) else None
+        elif ty in PY_SCALARS:
+            check_scalar(x, y, name)
+            rhs = y
+        else:
+            rhs = None
+        fn = resolve(dev, name) if rhs is not None else None
+        if fn is not None:
+            backend = backend_for(dev)
+            lhs = buf._copies[dev]
+            with backend.compute_context(dev):
+                try:
+                    res = fn(rhs, lhs) if reflected else fn(lhs, rhs)
+                except Exception as exc:
+                    _reraise(exc, dev, name)
+            return adopted(res, dev, backend.dtype_of(res))
     if ty in PY_SCALARS:
         check_scalar(x, y, name)
         if reflected:
@@ -537,7 +559,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         if name == "matmul" or (backend_of_native(y) is None and not hasattr(y, "__array__")):
             return NotImplemented
         y = _foreign(y)
-    return call(name, (y, x) if reflected else (x, y), reason=name)
+    return call_mixed(name, (y, x) if reflected else (x, y), _EMPTY, name)
 
 
 def _reflected_scalar(name: str, x: UnifiedArray, scalar: Any) -> Any:

@@ -155,6 +155,10 @@ class Backend:
         """The NumPy dtype of a native array."""
         return np.dtype(native.dtype)
 
+    #: Whether a result of this backend's functions may be a view of an
+    #: input (NumPy's and CuPy's reshape): the dispatch then checks each one.
+    results_alias: bool = True
+
     def aliases(self, a: Any, b: Any) -> bool:
         """Whether writing through native ``a`` can change ``b`` (views of
         the same memory); MLX arrays are values, so never there."""

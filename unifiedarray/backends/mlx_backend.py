@@ -397,6 +397,8 @@ class MLXBackend(Backend):
             self.mx.eval(out)
         return out
 
+    results_alias = False  # MLX arrays are values: a result never aliases an input
+
     def compute_context(self, device: Device) -> Any:
         return compute_context()
 
