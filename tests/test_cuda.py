@@ -112,8 +112,8 @@ def test_a_blocking_upload_from_pinned_memory_is_complete_when_it_returns():
     # From pinned memory CuPy's set() is asynchronous; a host write right
     # after a blocking read must not reach the device copy already made.
     buf = UnifiedBuffer((1 << 24,), dtype=np.float32, pinned=True)  # 64 MB
-    assert buf.is_pinned
     buf.host[:] = 1.0
+    assert buf.is_pinned  # the host copy exists once written
     d = buf.read("cuda:0")
     buf.host[:] = 2.0
     assert bool((d == 1.0).all())
