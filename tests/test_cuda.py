@@ -84,7 +84,9 @@ def test_cuda_array_interface_and_cupy_asarray_take_the_device_copy():
     assert cai["version"] >= 3 and cai["shape"] == (4,)
     c, n = moves(lambda: cupy.asarray(x))
     assert n == 0 and int(c.data.ptr) == cai["data"][0]
-    c[0] = 9.0  # exported pointer: counted as a device write
+    assert cai["data"][1] is True  # the interface is a read-only export (a probe is not a write)
+    w = cupy.asarray(x.__cupy_get_ndarray__())  # the writable export: counted as a device write
+    w[0] = 9.0
     assert x.tolist()[0] == 9.0
 
 

@@ -323,7 +323,7 @@ class UnifiedBuffer:
                     if native is None:
                         self._copies[dev] = self._allocate(dev, zero=not overwrite)
                     elif not self._valid and not overwrite:
-                        native.fill(0)  # a pooled block: never show a previous owner's data
+                        _fill(native, dev, 0)  # a pooled block: never show a previous owner's data
                     self._set_valid(frozenset((dev,)) if overwrite or not self._valid else self._valid | {dev})
                 else:
                     self._move_to(dev, reason, explicit, blocking)
@@ -459,7 +459,12 @@ class UnifiedBuffer:
         from .backends import _registry
 
         cuda = _registry()["cuda"]
-        return cuda.devices()[0] if cuda.available else CPU
+        if not cuda.available:
+            return CPU
+        # A host buffer's accelerator copy: the GPU that holds a current copy,
+        # else one that holds a copy, else the first GPU.
+        gpus = [d for d in self._valid if d.kind == "cuda"] or [d for d in self._copies if d.kind == "cuda"]
+        return min(gpus, key=lambda d: d.index) if gpus else cuda.devices()[0]
 
     @property
     def device(self) -> Any:
@@ -545,15 +550,10 @@ class UnifiedBuffer:
         with self._lock:
             dev = self._placement if not self._valid else (CPU if CPU in self._valid else next(iter(self._valid)))
             native = self._acquire(dev, True, "UnifiedBuffer.fill", overwrite=True)
-            if dev == CPU:
-                native.fill(value)
-            elif dev.kind == "cuda":
-                import cupy
-
-                with cupy.cuda.Device(dev.index):
-                    native.fill(value)
-            else:
+            if dev == MLX:
                 native[...] = value
+            else:
+                _fill(native, dev, value)
 
     def copy_from(self, array: Any) -> None:
         """Replace the data with ``array`` (same shape; cast to this dtype
@@ -582,7 +582,7 @@ class UnifiedBuffer:
                 src = array if _native_dtype(backend, array) == self._dtype else array.astype(native.dtype)
                 native[...] = src
             else:
-                native[...] = array
+                backend.copy_into(native, array)  # on the array's GPU
 
     def _check_copy(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
         if tuple(shape) != self._shape:
@@ -600,6 +600,14 @@ class UnifiedBuffer:
             f"UnifiedBuffer(shape={self._shape}, dtype={self._dtype.name}, placement={self._placement}, "
             f"state={self.state.name}, valid={sorted(self._valid)})"
         )
+
+
+def _fill(native: Any, dev: Device, value: Any) -> None:
+    # A CUDA copy is filled on its own GPU (a kernel runs on the current GPU's stream).
+    if dev.kind == "cuda":
+        backend_for(dev).fill(native, value)  # type: ignore[attr-defined]
+    else:
+        native.fill(value)
 
 
 def _native_dtype(backend: Any, array: Any) -> np.dtype:
