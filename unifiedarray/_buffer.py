@@ -471,8 +471,9 @@ class UnifiedBuffer:
         """A writable handle on the accelerator copy (synced first if stale).
 
         The accelerator is this buffer's ``device=`` if one was given, else
-        the first CUDA GPU; on a machine without CUDA it is the host, and this
-        is the same NumPy data as :attr:`host`.  Handing it out counts as a
+        the CUDA GPU that holds its copy (the first GPU before any does); on
+        a machine without CUDA it is the host, and this is the same NumPy
+        data as :attr:`host`.  Handing it out counts as a
         write on that copy.
         """
         return self._lease(self._accelerator(), "UnifiedBuffer.device")
@@ -582,7 +583,7 @@ class UnifiedBuffer:
                 src = array if _native_dtype(backend, array) == self._dtype else array.astype(native.dtype)
                 native[...] = src
             else:
-                backend.copy_into(native, array)  # on the array's GPU
+                backend.copy_into(native, array)  # type: ignore[attr-defined]  # on the array's GPU
 
     def _check_copy(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
         if tuple(shape) != self._shape:

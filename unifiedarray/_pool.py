@@ -345,7 +345,7 @@ class MemoryPool:
             if space.device.kind == "cuda":
                 # Kernels queued on the current stream may still use the
                 # block: its next owner (maybe on another stream) waits.
-                block.event = backend_for(space.device).record_event(space.device)  # type: ignore[attr-defined]
+                block.event = backend_for(space.device).record_event(space.device)
         with self._lock:
             for space, block in blocks:
                 size = block.size
