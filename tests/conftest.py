@@ -1,4 +1,13 @@
-"""Shared fixtures: which devices this machine has, for parametrising."""
+"""Shared fixtures: which devices this machine has, for parametrising, and
+the CUDA runtime the session runs on.
+
+CUDA: with a usable GPU the real CuPy; without one, the simulated runtime in
+``tests/cudasim`` (``--cuda=auto|sim|real`` or ``UNIFIEDARRAY_CUDA`` chooses;
+see there).  The choice is made in ``pytest_configure``, before any test
+module is imported, so that ``import cupy`` anywhere gives the chosen one.
+Under the simulation every test fails that leaves a hazard in its log (an
+unordered cross-stream access, a stream of the wrong GPU, a use after free).
+"""
 
 from __future__ import annotations
 
@@ -11,18 +20,57 @@ import pytest
 
 from unifiedarray.backends import _registry
 
+from . import cudasim
+
+# The simulated cupy package is not a test module: never collect (or import) it as one.
+collect_ignore = ["cudasim"]
+
 
 def _has(kind: str) -> bool:
     return _registry()[kind].available
 
 
 HAS_MLX = _has("mlx")
-HAS_CUDA = _has("cuda")
+HAS_CUDA = False  # set in pytest_configure, once the CUDA runtime is chosen
+CUDA_SIMULATED = False
+CUDA_COUNT = 0
 
 needs_mlx = pytest.mark.skipif(not HAS_MLX, reason=f"MLX unavailable: {_registry()['mlx'].unavailable_reason}")
 
-#: every device present here, host first
-DEVICES = ["cpu"] + (["mlx"] if HAS_MLX else []) + (["cuda:0"] if HAS_CUDA else [])
+#: every device present here, host first (cuda:0 is added in pytest_configure when present)
+DEVICES = ["cpu"] + (["mlx"] if HAS_MLX else [])
+#: every memory space, for the stateful models: DEVICES plus a second GPU where there is one
+MEMORY_SPACES = list(DEVICES)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--cuda",
+        choices=cudasim.CHOICES,
+        default=None,
+        help="CUDA runtime for the tests: the simulated one (sim), CuPy on a real GPU (real), or "
+        "real where a GPU is present and simulated elsewhere (auto; default, or UNIFIEDARRAY_CUDA)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global HAS_CUDA, CUDA_SIMULATED, CUDA_COUNT
+    if cudasim.choose(config.getoption("--cuda")) == "sim":
+        cudasim.activate()
+    HAS_CUDA = _has("cuda")
+    CUDA_SIMULATED = cudasim.active()
+    if HAS_CUDA:
+        CUDA_COUNT = len(_registry()["cuda"].devices())
+        DEVICES.append("cuda:0")
+        MEMORY_SPACES.extend(f"cuda:{i}" for i in range(min(CUDA_COUNT, 2)))
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    if CUDA_SIMULATED:
+        return f"CUDA: simulated runtime (tests/cudasim), {CUDA_COUNT} GPUs"
+    if HAS_CUDA:
+        return f"CUDA: real CuPy, {CUDA_COUNT} GPU(s)"
+    return f"CUDA: none ({_registry()['cuda'].unavailable_reason})"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -32,3 +80,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "cuda" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _no_cuda_hazards():
+    """Under the simulated runtime: a test fails if it logged a hazard."""
+    if not CUDA_SIMULATED:
+        yield
+        return
+    cudasim.clear_hazards()
+    yield
+    cudasim.settle()
+    found = cudasim.hazards()
+    cudasim.clear_hazards()
+    if found:
+        pytest.fail("CUDA hazards in the simulated runtime:\n" + "\n".join(found), pytrace=False)

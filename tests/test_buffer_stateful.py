@@ -155,7 +155,7 @@ class BufferModel(RuleBasedStateMachine):
 
     @rule()
     def sync_to_device(self):
-        expected = self.model_read(self.placement if self.placement != "cpu" else "cpu")
+        expected = self.model_read(str(self.buf._accelerator()))  # the placement, or a GPU for a host buffer
         self.step(expected, self.buf.sync_to_device)
 
     @rule()

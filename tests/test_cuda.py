@@ -84,7 +84,9 @@ def test_cuda_array_interface_and_cupy_asarray_take_the_device_copy():
     assert cai["version"] >= 3 and cai["shape"] == (4,)
     c, n = moves(lambda: cupy.asarray(x))
     assert n == 0 and int(c.data.ptr) == cai["data"][0]
-    c[0] = 9.0  # exported pointer: counted as a device write
+    assert cai["data"][1] is True  # the interface is a read-only export (a probe is not a write)
+    w = cupy.asarray(x.__cupy_get_ndarray__())  # the writable export: counted as a device write
+    w[0] = 9.0
     assert x.tolist()[0] == 9.0
 
 
@@ -112,8 +114,8 @@ def test_a_blocking_upload_from_pinned_memory_is_complete_when_it_returns():
     # From pinned memory CuPy's set() is asynchronous; a host write right
     # after a blocking read must not reach the device copy already made.
     buf = UnifiedBuffer((1 << 24,), dtype=np.float32, pinned=True)  # 64 MB
-    assert buf.is_pinned
     buf.host[:] = 1.0
+    assert buf.is_pinned  # the host copy exists once written
     d = buf.read("cuda:0")
     buf.host[:] = 2.0
     assert bool((d == 1.0).all())

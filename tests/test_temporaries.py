@@ -31,8 +31,19 @@ HOLDERS = ["none", "name", "view", "alias", "weakref"] + (["mlx copy"] if HAS_ML
 
 @st.composite
 def programs(draw):
-    steps = draw(st.lists(st.tuples(st.sampled_from(sorted(OPS)), st.integers(0, 9), st.integers(0, 9),
-                                    st.sampled_from(HOLDERS), st.booleans()), min_size=1, max_size=6))
+    steps = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(sorted(OPS)),
+                st.integers(0, 9),
+                st.integers(0, 9),
+                st.sampled_from(HOLDERS),
+                st.booleans(),
+            ),
+            min_size=1,
+            max_size=6,
+        )
+    )
     return steps
 
 
@@ -76,8 +87,11 @@ def test_lent_temporaries_are_never_observable(steps, seed):
             if obj is None:
                 continue
         # A view or an alias of an intermediate still shows that intermediate.
-        assert any(np.shares_memory(np.asarray(obj), np.asarray(g)) or np.array_equal(np.asarray(obj), np.asarray(g)[1:])
-                   for g in got if isinstance(g, xp.UnifiedArray))
+        assert any(
+            np.shares_memory(np.asarray(obj), np.asarray(g)) or np.array_equal(np.asarray(obj), np.asarray(g)[1:])
+            for g in got
+            if isinstance(g, xp.UnifiedArray)
+        )
 
 
 def test_a_chain_of_temporaries_reuses_one_block():

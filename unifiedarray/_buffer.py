@@ -342,7 +342,7 @@ class UnifiedBuffer:
                         if _ON_DEVICE_COPY is not None and dev is not CPU:
                             _ON_DEVICE_COPY(self, dev)
                     elif not self._valid and not overwrite:
-                        native.fill(0)  # a pooled block: never show a previous owner's data
+                        _fill(native, dev, 0)  # a pooled block: never show a previous owner's data
                     self._set_valid(frozenset((dev,)) if overwrite or not self._valid else self._valid | {dev})
                 else:
                     self._move_to(dev, reason, explicit, blocking)
@@ -559,15 +559,21 @@ class UnifiedBuffer:
         from .backends import _registry
 
         cuda = _registry()["cuda"]
-        return cuda.devices()[0] if cuda.available else CPU
+        if not cuda.available:
+            return CPU
+        # A host buffer's accelerator copy: the GPU that holds a current copy,
+        # else one that holds a copy, else the first GPU.
+        gpus = [d for d in self._valid if d.kind == "cuda"] or [d for d in self._copies if d.kind == "cuda"]
+        return min(gpus, key=lambda d: d.index) if gpus else cuda.devices()[0]
 
     @property
     def device(self) -> Any:
         """A writable handle on the accelerator copy (synced first if stale).
 
         The accelerator is this buffer's ``device=`` if one was given, else
-        the first CUDA GPU; on a machine without CUDA it is the host, and this
-        is the same NumPy data as :attr:`host`.  Handing it out counts as a
+        the CUDA GPU that holds its copy (the first GPU before any does); on
+        a machine without CUDA it is the host, and this is the same NumPy
+        data as :attr:`host`.  Handing it out counts as a
         write on that copy.
         """
         return self._lease(self._accelerator(), "UnifiedBuffer.device")
@@ -645,13 +651,10 @@ class UnifiedBuffer:
         with self._lock:
             dev = self._placement if not self._valid else (CPU if CPU in self._valid else next(iter(self._valid)))
             native = self._acquire(dev, True, "UnifiedBuffer.fill", overwrite=True)
-            if dev == CPU:
-                native.fill(value)
-            elif dev.kind == "cuda":
-                with backend_for(dev).compute_context(dev):
-                    native.fill(value)
-            else:
+            if dev == MLX:
                 self._write_mlx(native, _FillAll(value))
+            else:
+                _fill(native, dev, value)
 
     def copy_from(self, array: Any) -> None:
         """Replace the data with ``array`` (same shape; cast to this dtype
@@ -683,7 +686,7 @@ class UnifiedBuffer:
             if backend.name == "mlx":
                 self._write_mlx(native, _FillAll(array, cast=_native_dtype(backend, array) != self._dtype))
             else:
-                native[...] = array
+                backend.copy_into(native, array)  # type: ignore[attr-defined]  # on the array's GPU
 
     def _check_copy(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
         if tuple(shape) != self._shape:
@@ -716,6 +719,14 @@ class _FillAll:
 
     def __call__(self, native: Any) -> None:
         native[...] = self.value.astype(native.dtype) if self.cast else self.value
+
+
+def _fill(native: Any, dev: Device, value: Any) -> None:
+    # A CUDA copy is filled on its own GPU (a kernel runs on the current GPU's stream).
+    if dev.kind == "cuda":
+        backend_for(dev).fill(native, value)  # type: ignore[attr-defined]
+    else:
+        native.fill(value)
 
 
 def _native_dtype(backend: Any, array: Any) -> np.dtype:

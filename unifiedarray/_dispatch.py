@@ -535,7 +535,11 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         dev = buf._placement
         if ty is UnifiedArray:
             yb = y._buf
-            rhs = yb._copies[dev] if (y._key is None and yb._placement is dev and yb._pending is None and dev in yb._valid) else None
+            rhs = (
+                yb._copies[dev]
+                if (y._key is None and yb._placement is dev and yb._pending is None and dev in yb._valid)
+                else None
+            )
         elif ty in PY_SCALARS:
             check_scalar(x, y, name)
             rhs = y

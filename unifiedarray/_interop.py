@@ -672,15 +672,14 @@ def __dlpack__(
     if max_version is not None:
         kwargs["max_version"] = tuple(max_version)  # CuPy declares a tuple
     if copy:
-        import cupy
-
-        with cupy.cuda.Device(dev.index):
-            native = _dispatch.native_on(self, dev, "__dlpack__").copy()
+        native = backend_for(dev).copy(_dispatch.native_on(self, dev, "__dlpack__"))  # on the array's GPU
         # Our copy is exported as it is: CuPy refuses copy=True for a same-
         # device export ("only supported for copy to CPU").
         kwargs["copy"] = None
     else:
         native = _dispatch.writable_native(self, dev, "__dlpack__")  # zero-copy on CUDA: the consumer may write
+    if dev.kind == "cuda":
+        return backend_for(dev).export_dlpack(native, stream, kwargs)  # type: ignore[attr-defined]
     try:
         return native.__dlpack__(stream=stream, **kwargs)
     except TypeError:  # producers that predate the 2023.12 keywords
@@ -717,9 +716,19 @@ def _cuda_native(self: UnifiedArray, reason: str) -> Any:
 
 
 def _cuda_array_interface(self: UnifiedArray) -> dict[str, Any]:
-    """Version 3 of the CUDA Array Interface, from CuPy's own export (which
-    carries the ``stream`` key and synchronises as the protocol prescribes)."""
-    return _cuda_native(self, "__cuda_array_interface__").__cuda_array_interface__
+    """Version 3 of the CUDA Array Interface, from CuPy's own export (made on
+    the array's GPU, so its ``stream`` key names that GPU's stream).
+
+    A read, not a write: CuPy, Numba and PyTorch probe for the attribute
+    with ``hasattr`` and take it for read-only use, and a probe is not a
+    write.  The export says so (the read-only flag in ``data``); to write
+    through a raw pointer, take ``__cupy_get_ndarray__()`` (a write) or
+    declare the write with ``mark_device_dirty()``."""
+    dev = self.device
+    if dev.kind != "cuda":
+        raise AttributeError(f"__cuda_array_interface__: this array lives on {dev}, not on a CUDA device")
+    native = _dispatch.native_on(self, dev, "__cuda_array_interface__")
+    return backend_for(dev).cuda_array_interface(native)  # type: ignore[attr-defined]
 
 
 def __cupy_get_ndarray__(self: UnifiedArray) -> Any:

@@ -91,12 +91,16 @@ class _Block:
     third of a hit on the host, more with CuPy's arrays).
     """
 
-    __slots__ = ("memory", "size", "view")
+    __slots__ = ("event", "memory", "size", "view")
 
     def __init__(self, memory: Any) -> None:
         self.memory = memory
         self.size: int = memory.nbytes
         self.view: Any = None
+        # A released CUDA block: the event that ends the work queued on it
+        # (on the stream current at release); its next owner's stream waits
+        # for it, as CuPy's own pool reuses a block only on its stream.
+        self.event: Any = None
 
     def lend(self, shape: tuple[int, ...], dtype: np.dtype, nbytes: int) -> Any:
         """A view of the block's memory with ``shape`` and ``dtype``."""
@@ -206,7 +210,9 @@ class _SpacePool:
             if self.pinned:
                 cupy.get_default_pinned_memory_pool().free_all_blocks()
             else:
-                cupy.get_default_memory_pool().free_all_blocks()
+                # CuPy's MemoryPool acts on the current GPU's pool only.
+                with cupy.cuda.Device(self.device.index):
+                    cupy.get_default_memory_pool().free_all_blocks()
         return freed
 
     def stats(self) -> dict[str, Any]:
@@ -335,6 +341,11 @@ class MemoryPool:
             buf._copies = {}
             blocks, lease.blocks = lease.blocks, []
         nbytes = lease.nbytes
+        for space, block in blocks:
+            if space.device.kind == "cuda":
+                # Kernels queued on the current stream may still use the
+                # block: its next owner (maybe on another stream) waits.
+                block.event = backend_for(space.device).record_event(space.device)
         with self._lock:
             for space, block in blocks:
                 size = block.size
@@ -419,7 +430,10 @@ class MemoryPool:
         lease = buf._pool_lease
         view = self._lend(lease, dev, buf._pinned, buf._shape, buf._dtype, lease.nbytes)
         if zero:
-            view.fill(0)
+            if dev.kind == "cuda":
+                backend_for(dev).fill(view, 0)  # type: ignore[attr-defined]  # on the block's GPU
+            else:
+                view.fill(0)
         return view
 
     def _lend(
@@ -439,6 +453,9 @@ class MemoryPool:
                 block = free.pop()
                 space.pooled_bytes -= size
                 space.hits += 1
+                if block.event is not None:  # a CUDA block: after its last owner's work
+                    backend_for(dev).wait_event(dev, block.event)  # type: ignore[attr-defined]
+                    block.event = None
             else:
                 block = _Block(self._new_block(space, size, nbytes))
                 space.misses += 1
@@ -467,6 +484,11 @@ class MemoryPool:
                         raise
             # Free what the pool caches and what Python still holds, once.
             space.trim(0)
+            if attempt == 0 and (space.pinned or space.device.kind == "cuda"):
+                # A dropped buffer's asynchronous copy may still hold a block.
+                from .backends.cupy_backend import finish_copies_in_flight
+
+                finish_copies_in_flight()
             if attempt == 0:
                 self._lock.release()
                 try:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ._array import UnifiedArray
-from ._buffer import UnifiedBuffer
+from ._buffer import UnifiedBuffer, adopt
 from ._devices import Device, DeviceLike
 from ._policy import get_default_device
 
@@ -27,24 +27,38 @@ def prefetch(batches: Iterable[Any], device: DeviceLike | None = None, *, depth:
     """Yield each host batch as a UnifiedArray on ``device``, with up to
     ``depth - 1`` later batches already on their way.
 
-    Each batch is copied into a pinned host buffer and sent with
-    ``sync_to_device(blocking=False)``: on CUDA the copy runs on the stream
-    while the caller computes on the batch before it (double buffering with
-    ``depth=2``).  Without CUDA the copies are made in turn; the code is the
-    same.  Every move is counted in the transfer ledger as explicit.
+    On CUDA each batch is copied into page-locked host memory and sent with
+    ``sync_to_device(blocking=False)``: the copy runs on a copy stream while
+    the caller computes on the batch before it (double buffering with
+    ``depth=2``).  A batch is yielded once its copy is done, as its device
+    copy alone: the page-locked staging memory goes back to CuPy's pinned
+    pool for the next batch, so at most ``depth`` batches are pinned at a
+    time however many the caller holds.  On the host nothing is pinned (no
+    copy is made asynchronously there); on MLX the copies are made in turn.
+    Every move is counted in the transfer ledger as explicit.
     """
     if depth < 1:
         raise ValueError("depth must be at least 1")
     dev = get_default_device() if device is None else Device.parse(device)
+    pinned = dev.kind == "cuda"  # only CUDA copies asynchronously from page-locked memory
     queue: deque[UnifiedBuffer] = deque()
     for batch in batches:
         host = np.asarray(batch)
-        buf = UnifiedBuffer(host.shape, host.dtype, device=dev, pinned=True)
+        buf = UnifiedBuffer(host.shape, host.dtype, device=dev, pinned=pinned)
         buf.copy_from(host)
         if not dev.is_host:
             buf.sync_to_device(dev, blocking=False)
         queue.append(buf)
         if len(queue) >= depth:
-            yield UnifiedArray._from_buffer(queue.popleft())
+            yield _ready(queue.popleft(), dev)
     while queue:
-        yield UnifiedArray._from_buffer(queue.popleft())
+        yield _ready(queue.popleft(), dev)
+
+
+def _ready(buf: UnifiedBuffer, dev: Device) -> UnifiedArray:
+    """The batch in ``buf`` as an array, once its copy is done; on CUDA its
+    device copy alone (the pinned host copy is let go, back to the pool)."""
+    if not buf.pinned:
+        return UnifiedArray._from_buffer(buf)
+    buf.sync_to_device(dev)  # waits for the copy in flight; moves nothing more
+    return UnifiedArray._from_buffer(adopt(buf.read(dev), dev, buf.dtype))

@@ -10,6 +10,7 @@ half-way through a user's computation.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from types import ModuleType
 from typing import Any
 
@@ -33,24 +34,54 @@ def _finished() -> Any:
 class _InFlight:
     """A copy still running on a CUDA stream: its event, and the arrays it
     reads and writes, kept alive until it is done.  If the buffer is dropped
-    before anyone waits, CuPy's pinned pool must not hand the host memory
-    on while the copy still writes into it: the arrays are also put on
-    CuPy's own watch list, which holds them until the event completes."""
+    before anyone waits, the arrays must still outlive the copy (else CuPy's
+    pools could hand their memory on while the copy still reads or writes
+    it), so every copy in flight is also kept in a module-level list until
+    its event completes.  Only public CuPy API: ``Event.done`` and
+    ``Event.synchronize`` (not CuPy's private pinned-memory watch list, which
+    held the arrays until the next pinned allocation, so that finished copies
+    still counted as held in a pool under a limit)."""
 
     __slots__ = ("event", "keep")
 
     def __init__(self, event: Any, *keep: Any) -> None:
-        import cupy
-
         self.event = event
         self.keep = keep
-        watch = getattr(cupy.cuda.pinned_memory, "_add_to_watch_list", None)  # CuPy 13 and 14
-        if watch is not None:
-            watch(event, keep)
+        with _IN_FLIGHT_LOCK:
+            _reap()
+            _IN_FLIGHT.append(self)
 
     def synchronize(self) -> None:
         self.event.synchronize()
         self.keep = ()
+
+    @property
+    def done(self) -> bool:
+        if self.keep and self.event.done:
+            self.keep = ()
+        return not self.keep
+
+
+#: copies in flight, oldest first (see _InFlight); pruned as their events complete
+_IN_FLIGHT: deque[_InFlight] = deque()
+_IN_FLIGHT_LOCK = threading.Lock()
+
+
+def _reap() -> None:
+    # Drop the finished copies (oldest first: a stream completes in order).
+    while _IN_FLIGHT and _IN_FLIGHT[0].done:
+        _IN_FLIGHT.popleft()
+
+
+def finish_copies_in_flight() -> None:
+    """Wait for every asynchronous copy still running and let go of the
+    arrays they keep (the pool calls this before it reports out of memory:
+    a dropped buffer's copy may still hold a block)."""
+    with _IN_FLIGHT_LOCK:
+        pending = list(_IN_FLIGHT)
+        _IN_FLIGHT.clear()
+    for copy in pending:
+        copy.synchronize()
 
 
 def is_pinned(host: np.ndarray) -> bool:
@@ -71,8 +102,11 @@ class CuPyBackend(Backend):
     def __init__(self) -> None:
         super().__init__()
         self._count = 0
-        self._staging: list[np.ndarray] | None = None
-        self._staging_lock = threading.Lock()
+        # Per GPU: two pinned staging chunks and the lock that serialises
+        # their use (one GPU's staged upload never waits for another's).
+        self._staging: dict[int, list[np.ndarray]] = {}
+        self._staging_locks: dict[int, threading.Lock] = {}
+        self._lock = threading.Lock()  # guards the two dicts above and _copy_streams
         self._copy_streams: dict[int, Any] = {}  # per device, for non-blocking uploads
 
     def _probe(self) -> str | None:
@@ -114,33 +148,44 @@ class CuPyBackend(Backend):
 
         src = contiguous(host)  # ndarray.set needs a C-contiguous source
         with cupy.cuda.Device(device.index):
+            target = into
             if into is None or not into.flags.c_contiguous:
                 # set() refuses a non-contiguous target (an adopted result
-                # can be one, e.g. a flipped sort), and reshaping one copies.
-                into = cupy.empty(src.shape, src.dtype)
+                # can be one, e.g. a flipped sort): the data goes into a
+                # contiguous array, then into the target on the GPU, so a
+                # non-contiguous copy stays the same object (a leased
+                # buf.device handle keeps pointing at the buffer's copy).
+                target = cupy.empty(src.shape, src.dtype)
             pinned = is_pinned(src)
             if src.nbytes >= 2 * STAGING_CHUNK and not pinned:
-                self._staged_upload(src, into)
+                self._staged_upload(src, target, device.index)
             else:
-                into.set(src)
+                target.set(src)
                 if pinned:
                     # From pinned memory set() is truly asynchronous; a
                     # blocking move must be complete when it returns (the
                     # caller may write the host copy next).
                     cupy.cuda.get_current_stream().synchronize()
+            if into is None or target is into:
+                return target
+            into[...] = target
             return into
 
-    def _staged_upload(self, src: np.ndarray, dst: Any) -> None:
+    def _staged_upload(self, src: np.ndarray, dst: Any, index: int) -> None:
         """Pageable host memory cannot be copied asynchronously, and the
         driver stages it through a small pinned buffer one piece at a time.
         Here two pinned chunks alternate: the CPU fills one while the GPU's
-        DMA engine drains the other, so the two copies overlap."""
+        DMA engine drains the other, so the two copies overlap.  Runs with
+        ``index``'s GPU current; each GPU has its own chunks and lock."""
         import cupy
         import cupyx
 
-        with self._staging_lock:
-            if self._staging is None:
-                self._staging = [cupyx.empty_pinned(STAGING_CHUNK, np.uint8) for _ in range(2)]
+        with self._lock:
+            lock = self._staging_locks.setdefault(index, threading.Lock())
+        with lock:
+            staging = self._staging.get(index)
+            if staging is None:
+                staging = self._staging[index] = [cupyx.empty_pinned(STAGING_CHUNK, np.uint8) for _ in range(2)]
             stream = cupy.cuda.Stream(non_blocking=True)
             # The side stream does not wait for the current stream by itself:
             # kernels queued there may still read dst (or its pool memory).
@@ -153,7 +198,7 @@ class CuPyBackend(Backend):
                 if events[k] is not None:
                     events[k].synchronize()  # that chunk's previous DMA is done
                 stop = min(start + STAGING_CHUNK, flat_src.size)
-                stage = self._staging[k][: stop - start]
+                stage = staging[k][: stop - start]
                 np.copyto(stage, flat_src[start:stop])
                 flat_dst[start:stop].set(stage, stream=stream)
                 events[k] = stream.record()
@@ -162,10 +207,10 @@ class CuPyBackend(Backend):
     def upload_async(self, host: np.ndarray, device: Device, into: Any = None) -> tuple[Any, Any]:
         import cupy
 
-        if not is_pinned(host) or not host.flags.c_contiguous:
-            return self.upload(host, device, into), _finished()
+        if not is_pinned(host) or not host.flags.c_contiguous or (into is not None and not into.flags.c_contiguous):
+            return self.upload(host, device, into), _finished()  # (upload keeps a non-contiguous copy's identity)
         with cupy.cuda.Device(device.index):
-            if into is None or not into.flags.c_contiguous:
+            if into is None:
                 into = cupy.empty(host.shape, host.dtype)
             # The copy runs on a stream of its own, so that it overlaps with
             # compute on the current stream (prefetch's double buffering).
@@ -187,18 +232,80 @@ class CuPyBackend(Backend):
         streams = self._copy_streams
         stream = streams.get(index)
         if stream is None:
-            with self._staging_lock:
+            with self._lock:
                 stream = streams.get(index)
                 if stream is None:
                     stream = streams[index] = cupy.cuda.Stream(non_blocking=True)
         return stream
 
     def download(self, native: Any, out: np.ndarray) -> None:
-        # Lands directly in the host buffer: no intermediate host array.
-        if out.flags.c_contiguous and native.flags.c_contiguous:
-            native.get(out=out)
-        else:
-            np.copyto(out, native.get())
+        import cupy
+
+        # With the array's GPU current: get() copies on the current GPU's
+        # stream, which is then ordered after that GPU's work on the array.
+        with cupy.cuda.Device(native.device.id):
+            # Lands directly in the host buffer: no intermediate host array.
+            if out.flags.c_contiguous and native.flags.c_contiguous:
+                native.get(out=out)
+            else:
+                np.copyto(out, native.get())
+
+    def fill(self, native: Any, value: Any) -> None:
+        """Fill ``native`` on its own GPU (a kernel runs on the current GPU's
+        stream: any other would not be ordered after the array's work)."""
+        import cupy
+
+        with cupy.cuda.Device(native.device.id):
+            native.fill(value)
+
+    def copy_into(self, native: Any, src: Any) -> None:
+        """``native[...] = src`` on native's GPU (``src`` is a CuPy array)."""
+        import cupy
+
+        with cupy.cuda.Device(native.device.id):
+            native[...] = src
+
+    def cuda_array_interface(self, native: Any) -> dict[str, Any]:
+        """Version 3 of the CUDA Array Interface of ``native``, from CuPy's
+        own export made with native's GPU current (so the ``stream`` key
+        names that GPU's current stream, which a consumer synchronises), and
+        marked read-only: the export is a read, not a lease."""
+        import cupy
+
+        with cupy.cuda.Device(native.device.id):
+            cai = dict(native.__cuda_array_interface__)
+        cai["data"] = (cai["data"][0], True)
+        return cai
+
+    def export_dlpack(self, native: Any, stream: Any, kwargs: dict[str, Any]) -> Any:
+        """``native.__dlpack__`` with native's GPU current: CuPy orders the
+        export after the current stream, which must be that GPU's."""
+        import cupy
+
+        with cupy.cuda.Device(native.device.id):
+            try:
+                return native.__dlpack__(stream=stream, **kwargs)
+            except TypeError as exc:
+                # CuPy 13.0-13.5 predate the 2023.12 keywords; any other
+                # TypeError is a real one.
+                if "keyword" not in str(exc):
+                    raise
+                return native.__dlpack__(stream=stream) if stream is not None else native.__dlpack__()
+
+    def record_event(self, device: Device) -> Any:
+        """An event on ``device``'s current stream: where the work queued so
+        far on it ends."""
+        import cupy
+
+        with cupy.cuda.Device(device.index):
+            return cupy.cuda.get_current_stream().record()
+
+    def wait_event(self, device: Device, event: Any) -> None:
+        """Make ``device``'s current stream wait (on the GPU) for ``event``."""
+        import cupy
+
+        with cupy.cuda.Device(device.index):
+            cupy.cuda.get_current_stream().wait_event(event)
 
     def download_async(self, native: Any, out: np.ndarray) -> Any:
         import cupy

@@ -1,0 +1,236 @@
+"""A simulated CuPy, for the tests only: NumPy-backed kernels on simulated
+GPUs whose streams run their work only when something waits for it, with a
+log of every ordering, context and lifetime hazard (see ``_sim``).
+
+It offers the part of CuPy's API that unifiedarray and
+``array_api_compat.cupy`` use, with CuPy's semantics where the library
+relies on them (read from CuPy 14's source): the current device and stream
+per thread, stream-aware device pools, a pinned pool, ``get``/``set``,
+events, ``__cuda_array_interface__`` v3, DLPack.  It is not CuPy: no real
+kernels, no timing, and anything not listed here is absent.
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+from typing import Any
+
+import numpy as np
+
+from . import _sim, cuda
+from ._core import _call, _check_dtype, _empty, _from_capsule, _inplace, _make, _view, ndarray
+from .cuda.memory import get_default_memory_pool
+from .cuda.pinned_memory import get_default_pinned_memory_pool
+
+_SIMULATED = True
+__version__ = "14.0.0+cudasim"
+
+_OWN = {
+    "ndarray", "asarray", "array", "asanyarray", "empty", "empty_like", "from_dlpack", "may_share_memory",
+    "shares_memory", "asnumpy", "get_array_module", "copyto", "put", "place", "putmask", "fill_diagonal",
+    "put_along_axis", "linalg", "fft", "random", "testing", "ascontiguousarray", "asfortranarray", "ufunc",
+}  # fmt: skip
+_IN_PLACE = ("copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis")
+
+
+class ufunc:  # noqa: N801  (CuPy's name)
+    """A NumPy ufunc run as a simulated kernel."""
+
+    def __init__(self, base: np.ufunc) -> None:
+        self._base = base
+        self.__name__ = base.__name__
+        self.nin, self.nout, self.nargs = base.nin, base.nout, base.nargs
+        self.types = base.types
+        self.identity = base.identity
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _call(self._base, args, kwargs, self.__name__)
+
+    def __repr__(self) -> str:
+        return f"<ufunc '{self.__name__}'>"
+
+
+def _wrap(fn: Any, name: str) -> Any:
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        return _call(fn, args, kwargs, name)
+
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__doc__ = getattr(fn, "__doc__", None)
+    return kernel
+
+
+def _in_place(fn: Any, name: str) -> Any:
+    def kernel(target: Any, *args: Any, **kwargs: Any) -> None:
+        if type(target) is not ndarray:
+            raise TypeError(f"{name}: the target must be a cupy.ndarray, not {type(target).__name__}")
+        _inplace(lambda t, *a, **k: fn(t, *a, **k), target, args, kwargs, name)
+
+    kernel.__name__ = name
+    return kernel
+
+
+def _populate(ns: dict[str, Any], source: types.ModuleType, skip: set[str]) -> list[str]:
+    names = []
+    for name in dir(source):
+        if name.startswith("_") or name in skip:
+            continue
+        obj = getattr(source, name)
+        if isinstance(obj, types.ModuleType):
+            continue
+        if isinstance(obj, np.ufunc):
+            ns[name] = ufunc(obj)
+        elif isinstance(obj, type) or not callable(obj):
+            ns[name] = obj  # dtypes, scalar types, constants: CuPy shares NumPy's
+        else:
+            ns[name] = _wrap(obj, name)
+        names.append(name)
+    return names
+
+
+__all__ = _populate(globals(), np, _OWN)
+for _name in _IN_PLACE:
+    globals()[_name] = _in_place(getattr(np, _name), _name)
+bool_ = np.bool_
+
+
+def _host_to_device(obj: Any, dtype: Any, order: str = "C") -> ndarray:
+    host = np.asarray(obj, dtype=dtype)
+    if host.dtype.kind not in "biufc":
+        raise ValueError(f"Unsupported dtype {host.dtype}")
+    if dtype is None and host.dtype.char not in "?bhilqBHILQefdFD":
+        host = host.astype(host.dtype.newbyteorder("="))
+    out = _empty(host.shape, host.dtype, "F" if order == "F" else "C")
+    if host.size:
+        out.set(np.array(host, order="F" if order == "F" else "C"))
+    return out
+
+
+def _from_cuda_array_interface(obj: Any) -> ndarray:
+    desc = obj.__cuda_array_interface__
+    shape = tuple(desc["shape"])
+    dt = np.dtype(desc["typestr"])
+    strides = desc.get("strides")
+    ptr = desc["data"][0]
+    if not ptr:
+        return _empty(shape, dt)
+    mem = cuda.memory.UnownedMemory(ptr, 0, obj)
+    a = np.ndarray(shape, dt, buffer=mem.block.raw, offset=mem.offset, strides=strides)
+    stream_ptr = desc.get("stream")
+    if stream_ptr is not None:  # CAI v3: the consumer synchronises the producer's stream
+        cuda.runtime.streamSynchronize(stream_ptr)
+    return _make(a, mem, mem.block.device, None)
+
+
+def _cupy_like(obj: Any) -> ndarray | None:
+    if type(obj) is ndarray:
+        return obj
+    if hasattr(obj, "__cuda_array_interface__"):
+        return _from_cuda_array_interface(obj)
+    if hasattr(obj, "__cupy_get_ndarray__"):
+        return obj.__cupy_get_ndarray__()
+    return None
+
+
+def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok: bool = False, ndmin: int = 0) -> Any:
+    src = _cupy_like(obj)
+    if src is not None:
+        dt = src.dtype if dtype is None else _check_dtype(dtype)
+        if src._dev != _sim.current_device():
+            out = src.copy()
+            return out if dt == out.dtype else out.astype(dt)
+        if not copy and dt == src.dtype:
+            return src
+        return src.astype(dt, copy=True) if copy else src.astype(dt, copy=False)
+    if isinstance(obj, (list, tuple)) and builtins.any(type(o) is ndarray for o in obj):
+        return stack([asarray(o, dtype) for o in obj])  # type: ignore[name-defined]  # noqa: F821
+    return _host_to_device(obj, dtype, order)
+
+
+def asarray(a: Any, dtype: Any = None, order: Any = None, *, blocking: bool = False) -> Any:
+    return array(a, dtype, copy=False, order=order or "K")
+
+
+asanyarray = asarray
+
+
+def ascontiguousarray(a: Any, dtype: Any = None) -> Any:
+    return _call(lambda x: np.ascontiguousarray(x, dtype=dtype), (asarray(a),), {}, "ascontiguousarray")
+
+
+def asfortranarray(a: Any, dtype: Any = None) -> Any:
+    return _call(lambda x: np.asfortranarray(x, dtype=dtype), (asarray(a),), {}, "asfortranarray")
+
+
+def empty(shape: Any, dtype: Any = float, order: str = "C") -> ndarray:
+    """Uninitialised device memory (a pooled block shows its last data)."""
+    return _empty(shape, dtype, order)
+
+
+def empty_like(prototype: Any, dtype: Any = None, order: str = "K", subok: Any = None, shape: Any = None) -> ndarray:
+    return _empty(prototype.shape if shape is None else shape, prototype.dtype if dtype is None else dtype)
+
+
+def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None, *, blocking: bool = True) -> np.ndarray:
+    if type(a) is ndarray:
+        return a.get(stream=stream, order=order, out=out, blocking=blocking)
+    if hasattr(a, "__cuda_array_interface__"):
+        return asarray(a).get(stream=stream, order=order, out=out, blocking=blocking)
+    return np.asarray(a, order=order)
+
+
+def get_array_module(*args: Any) -> types.ModuleType:
+    import sys
+
+    return sys.modules[__name__] if builtins.any(type(a) is ndarray for a in args) else np
+
+
+def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
+    if type(a) is not ndarray or type(b) is not ndarray:
+        return False
+    return a._block is not None and a._block is b._block and np.may_share_memory(a._a, b._a)
+
+
+def shares_memory(a: Any, b: Any, max_work: Any = None) -> bool:
+    if type(a) is not ndarray or type(b) is not ndarray:
+        return False
+    return a._block is not None and a._block is b._block and np.shares_memory(a._a, b._a)
+
+
+def from_dlpack(x: Any, *, device: Any = None, copy: Any = None) -> ndarray:
+    """Import through DLPack: the producer is asked for an export ordered
+    on the current stream."""
+    if type(x).__name__ == "PyCapsule":
+        return _from_capsule(x)
+    kind, index = x.__dlpack_device__()
+    if kind != 2:
+        raise BufferError(f"cudasim: from_dlpack of DLPack device type {kind} is not supported")
+    ptr = cuda.get_current_stream().ptr or 1
+    try:
+        capsule = x.__dlpack__(stream=ptr, max_version=(1, 0))
+    except TypeError:
+        capsule = x.__dlpack__(stream=ptr)
+    return _from_capsule(capsule)
+
+
+fromDlpack = from_dlpack  # noqa: N816
+
+
+def _submodule(name: str, source: types.ModuleType) -> types.ModuleType:
+    import sys
+
+    mod = types.ModuleType(f"{__name__}.{name}")
+    _populate(mod.__dict__, source, set())
+    sys.modules[mod.__name__] = mod
+    return mod
+
+
+linalg = _submodule("linalg", np.linalg)
+fft = _submodule("fft", np.fft)
+
+__all__ += [
+    "ndarray", "asarray", "array", "asanyarray", "empty", "empty_like", "from_dlpack", "may_share_memory",
+    "shares_memory", "asnumpy", "get_array_module", *_IN_PLACE, "cuda", "linalg", "fft", "ufunc", "bool_",
+    "get_default_memory_pool", "get_default_pinned_memory_pool", "ascontiguousarray", "asfortranarray",
+]  # fmt: skip
+_ = (_view,)
