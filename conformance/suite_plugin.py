@@ -9,15 +9,18 @@ loaded by hand, but it can be::
 What it does, before the suite's conftest and test modules are imported:
 
 * **scikit-learn** enumerates array namespaces in ``sklearn.utils._array_api``:
-  ``yield_namespaces`` (namespace only) and ``yield_namespace_device_dtype_combinations``
-  (namespace, device, dtype). The plugin adds ``"unifiedarray"`` to the first, and to the second
-  ``("unifiedarray", <device>, "float64")`` and ``("unifiedarray", <device>, "float32")``; test
-  modules import these functions by name, so they see the extended ones.
+  ``yield_namespaces`` (namespace only), ``yield_namespace_device_dtype_combinations``
+  (namespace, device, dtype) and ``yield_mixed_namespace_input_permutations`` (pairs of
+  namespace and device). The plugin adds ``"unifiedarray"`` to the first, to the second
+  ``("unifiedarray", <device>, "float64")`` and ``("unifiedarray", <device>, "float32")``, and to
+  the third unifiedarray to NumPy, NumPy to unifiedarray and array-api-strict to unifiedarray;
+  test modules import these functions by name, so they see the extended ones.
 * **array-api-extra** parametrizes its ``library``/``xp`` fixtures over the ``Backend`` enum of
   ``array_api_extra._lib._backends``. An ``Enum`` cannot grow, so the plugin replaces it with an
   equal enum plus ``UNIFIEDARRAY = "unifiedarray"``, whose ``xp`` fixture imports ``unifiedarray``.
 
-The device under test is the default device (``unifiedarray.set_default_device``), so a test that
+A reference run (``--ua-namespace numpy``) changes nothing in the suite. The device under test is
+the default device (``unifiedarray.set_default_device``), so a test that
 creates arrays without ``device=`` also runs there. Then only the tests parametrized with the chosen
 namespace are kept (``--ua-namespace``, ``unifiedarray`` by default; ``numpy`` and
 ``array_api_strict`` give the reference counts), and the entries of ``--ua-xfails`` are marked as
@@ -65,11 +68,13 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     if suite is None:
         raise pytest.UsageError("conformance.suite_plugin needs --ua-suite sklearn|xpx")
     device = _option(early_config, "ua_device")
-    if _option(early_config, "ua_namespace") == UNIFIEDARRAY:
-        # Lazy: the plugin module is also imported by the project's doctest collection.
-        import unifiedarray
+    if _option(early_config, "ua_namespace") != UNIFIEDARRAY:
+        # A reference run (numpy, array_api_strict) runs the suite as it ships.
+        return
+    # Lazy: the plugin module is also imported by the project's doctest collection.
+    import unifiedarray
 
-        unifiedarray.set_default_device(device)
+    unifiedarray.set_default_device(device)
     if suite == "sklearn":
         _extend_sklearn(device)
     else:
@@ -104,9 +109,21 @@ def _extend_sklearn(device: str) -> None:
             else:
                 yield namespace, device_name, dtype_name
 
+    original_mixed = _array_api.yield_mixed_namespace_input_permutations
+    pair = _array_api.NamespaceAndDevice
+
+    def yield_mixed_namespace_input_permutations() -> Iterator[tuple[Any, Any, str]]:
+        # (from, to, id): our arrays into NumPy and back, and another library's into ours.
+        yield from original_mixed()
+        ours = pair(UNIFIEDARRAY, device)
+        yield ours, pair("numpy", None), f"unifiedarray {device} to numpy"
+        yield pair("numpy", None), ours, f"numpy to unifiedarray {device}"
+        yield pair("array_api_strict", "device1"), ours, f"array_api_strict to unifiedarray {device}"
+
     yield_namespaces._unifiedarray = True  # type: ignore[attr-defined]
     _array_api.yield_namespaces = yield_namespaces
     _array_api.yield_namespace_device_dtype_combinations = yield_namespace_device_dtype_combinations
+    _array_api.yield_mixed_namespace_input_permutations = yield_mixed_namespace_input_permutations
 
 
 def _extend_array_api_extra() -> None:
@@ -131,8 +148,12 @@ def _names_namespace(value: object, namespace: str) -> bool:
         return value == namespace
     if isinstance(value, Enum):  # array-api-extra's Backend
         return value.value == namespace
-    if isinstance(value, functools.partial):  # scikit-learn's check_array_api_input(array_namespace=...)
-        return value.keywords.get("array_namespace") == namespace
+    if isinstance(value, tuple) and hasattr(value, "xp"):  # scikit-learn's NamespaceAndDevice
+        return value.xp == namespace
+    if isinstance(value, functools.partial):
+        # scikit-learn's check_array_api_input(array_namespace=...), check_array_api_mixed_inputs(
+        # X_ns_and_device=NamespaceAndDevice(...), ...)
+        return any(_names_namespace(v, namespace) for v in value.keywords.values())
     return False
 
 
