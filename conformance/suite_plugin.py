@@ -1,0 +1,202 @@
+"""pytest plugin that runs scikit-learn's or array-api-extra's own tests on ``unifiedarray``.
+
+Loaded by ``conformance/run_suites.py`` with ``-p conformance.suite_plugin``; it is not meant to be
+loaded by hand, but it can be::
+
+    SCIPY_ARRAY_API=1 PYTHONPATH=. python -m pytest -p conformance.suite_plugin \\
+        --ua-suite sklearn --ua-device mlx --pyargs sklearn.utils.tests.test_array_api -k array_api
+
+What it does, before the suite's conftest and test modules are imported:
+
+* **scikit-learn** enumerates array namespaces in ``sklearn.utils._array_api``:
+  ``yield_namespaces`` (namespace only), ``yield_namespace_device_dtype_combinations``
+  (namespace, device, dtype) and ``yield_mixed_namespace_input_permutations`` (pairs of
+  namespace and device). The plugin adds ``"unifiedarray"`` to the first, to the second
+  ``("unifiedarray", <device>, "float64")`` and ``("unifiedarray", <device>, "float32")``, and to
+  the third unifiedarray to NumPy, NumPy to unifiedarray and array-api-strict to unifiedarray;
+  test modules import these functions by name, so they see the extended ones.
+* **array-api-extra** parametrizes its ``library``/``xp`` fixtures over the ``Backend`` enum of
+  ``array_api_extra._lib._backends``. An ``Enum`` cannot grow, so the plugin replaces it with an
+  equal enum plus ``UNIFIEDARRAY = "unifiedarray"``, whose ``xp`` fixture imports ``unifiedarray``.
+
+A reference run (``--ua-namespace numpy``) changes nothing in the suite. The device under test is
+the default device (``unifiedarray.set_default_device``), so a test that
+creates arrays without ``device=`` also runs there. Then only the tests parametrized with the chosen
+namespace are kept (``--ua-namespace``, ``unifiedarray`` by default; ``numpy`` and
+``array_api_strict`` give the reference counts), and the entries of ``--ua-xfails`` are marked as
+non-strict xfails with their reasons.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SUITES = ("sklearn", "xpx")
+UNIFIEDARRAY = "unifiedarray"
+# scikit-learn's dtype names for its (namespace, device, dtype) combinations.
+SKLEARN_DTYPES = ("float64", "float32")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("unifiedarray", "unifiedarray: run a library's own suite on unifiedarray")
+    group.addoption("--ua-suite", choices=SUITES, help="the suite being run: sklearn or xpx (array-api-extra)")
+    group.addoption("--ua-device", default="cpu", help="unifiedarray's default device for the run (default: cpu)")
+    group.addoption(
+        "--ua-namespace",
+        default=UNIFIEDARRAY,
+        help="keep only the tests parametrized with this namespace (default: unifiedarray)",
+    )
+    group.addoption("--ua-xfails", default=None, help="file of '<node id>  # <reason>' lines to mark as xfail")
+
+
+def _option(config: pytest.Config, name: str) -> Any:
+    # In pytest_load_initial_conftests the options are only in known_args_namespace.
+    return getattr(config.known_args_namespace, name)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """Extend the suite's backend list before its conftest (and anything it imports) is loaded."""
+    suite = _option(early_config, "ua_suite")
+    if suite is None:
+        raise pytest.UsageError("conformance.suite_plugin needs --ua-suite sklearn|xpx")
+    device = _option(early_config, "ua_device")
+    if _option(early_config, "ua_namespace") != UNIFIEDARRAY:
+        # A reference run (numpy, array_api_strict) runs the suite as it ships.
+        return
+    # Lazy: the plugin module is also imported by the project's doctest collection.
+    import unifiedarray
+
+    unifiedarray.set_default_device(device)
+    if suite == "sklearn":
+        _extend_sklearn(device)
+    else:
+        _extend_array_api_extra()
+
+
+def _extend_sklearn(device: str) -> None:
+    """Add unifiedarray to scikit-learn's test namespaces (see the module docstring)."""
+    if os.environ.get("SCIPY_ARRAY_API") != "1":
+        # scikit-learn skips every array API test without it, which would look like a pass.
+        raise pytest.UsageError("scikit-learn's array API tests need SCIPY_ARRAY_API=1 in the environment")
+    from sklearn.utils import _array_api
+
+    if getattr(_array_api.yield_namespaces, "_unifiedarray", False):
+        return
+    original_namespaces = _array_api.yield_namespaces
+    original_combinations = _array_api.yield_namespace_device_dtype_combinations
+
+    def yield_namespaces(include_numpy_namespaces: bool = True) -> Iterator[str]:
+        yield from original_namespaces(include_numpy_namespaces=include_numpy_namespaces)
+        yield UNIFIEDARRAY
+
+    def yield_namespace_device_dtype_combinations(
+        include_numpy_namespaces: bool = True,
+    ) -> Iterator[tuple[str, str | None, str | None]]:
+        # The original calls yield_namespaces through the module, so it meets the patched one,
+        # and yields (unifiedarray, None, None) from its catch-all branch: replaced here.
+        for namespace, device_name, dtype_name in original_combinations(include_numpy_namespaces):
+            if namespace == UNIFIEDARRAY:
+                for dtype in SKLEARN_DTYPES:
+                    yield namespace, device, dtype
+            else:
+                yield namespace, device_name, dtype_name
+
+    original_mixed = _array_api.yield_mixed_namespace_input_permutations
+    pair = _array_api.NamespaceAndDevice
+
+    def yield_mixed_namespace_input_permutations() -> Iterator[tuple[Any, Any, str]]:
+        # (from, to, id): our arrays into NumPy and back, and another library's into ours.
+        yield from original_mixed()
+        ours = pair(UNIFIEDARRAY, device)
+        yield ours, pair("numpy", None), f"unifiedarray {device} to numpy"
+        yield pair("numpy", None), ours, f"numpy to unifiedarray {device}"
+        yield pair("array_api_strict", "device1"), ours, f"array_api_strict to unifiedarray {device}"
+
+    yield_namespaces._unifiedarray = True  # type: ignore[attr-defined]
+    _array_api.yield_namespaces = yield_namespaces
+    _array_api.yield_namespace_device_dtype_combinations = yield_namespace_device_dtype_combinations
+    _array_api.yield_mixed_namespace_input_permutations = yield_mixed_namespace_input_permutations
+
+
+def _extend_array_api_extra() -> None:
+    """Replace array-api-extra's ``Backend`` enum by one with a ``UNIFIEDARRAY`` member."""
+    from array_api_extra._lib import _backends
+
+    old = _backends.Backend
+    if "UNIFIEDARRAY" in old.__members__:
+        return
+    members = [(m.name, m.value) for m in old] + [("UNIFIEDARRAY", UNIFIEDARRAY)]
+    new = Enum(old.__name__, members, module=old.__module__, qualname=old.__qualname__)  # type: ignore[misc]
+    # The methods refer to ``Backend`` through their module's globals, so they see the new enum.
+    for name in ("modname", "like", "pytest_param"):
+        setattr(new, name, old.__dict__[name])
+    new.__doc__ = old.__doc__
+    _backends.Backend = new
+
+
+def _names_namespace(value: object, namespace: str) -> bool:
+    """Whether one parameter value selects ``namespace``."""
+    if isinstance(value, str):
+        return value == namespace
+    if isinstance(value, Enum):  # array-api-extra's Backend
+        return value.value == namespace
+    if isinstance(value, tuple) and hasattr(value, "xp"):  # scikit-learn's NamespaceAndDevice
+        return value.xp == namespace
+    if isinstance(value, functools.partial):
+        # scikit-learn's check_array_api_input(array_namespace=...), check_array_api_mixed_inputs(
+        # X_ns_and_device=NamespaceAndDevice(...), ...)
+        return any(_names_namespace(v, namespace) for v in value.keywords.values())
+    return False
+
+
+def selects(item: pytest.Item, namespace: str) -> bool:
+    """Whether ``item`` is parametrized with ``namespace``."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return False
+    return any(_names_namespace(value, namespace) for value in callspec.params.values())
+
+
+def matches(test_id: str, nodeid: str) -> bool:
+    """Whether an xfails entry covers ``nodeid``: the same id, a test (all its parametrizations) or a file."""
+    return nodeid == test_id or nodeid.startswith((test_id + "[", test_id + "::"))
+
+
+def read_xfails(path: Path) -> list[tuple[str, str]]:
+    """``(id, reason)`` pairs of an xfails file; the runner has already refused lines without a reason."""
+    entries = []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        test_id, _, reason = line.partition(" #")
+        entries.append((test_id.strip(), reason.strip()))
+    return entries
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    namespace = config.getoption("ua_namespace")
+    kept, dropped = [], []
+    for item in items:
+        (kept if selects(item, namespace) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+    xfails_file = config.getoption("ua_xfails")
+    if not xfails_file:
+        return
+    entries = read_xfails(Path(xfails_file))
+    for item in items:
+        for test_id, reason in entries:
+            if matches(test_id, item.nodeid):
+                # Not strict: an xfail that passes is reported (xpassed), not failed.
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+                break
