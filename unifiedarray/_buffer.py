@@ -67,7 +67,7 @@ import numpy as np
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import transfer
 from ._policy import check_transfer
-from .backends import backend_for, backend_of_native
+from .backends import _registry, backend_for, backend_of_native
 
 __all__ = ["BufferState", "HostHandle", "UnifiedBuffer"]
 
@@ -269,9 +269,7 @@ class UnifiedBuffer:
         host = self._copies.get(CPU)
         if host is None or not self._pinned:
             return False
-        from .backends.cupy_backend import is_pinned
-
-        return is_pinned(host)
+        return bool(_registry()["cuda"].is_pinned(host))
 
     @property
     def placement(self) -> Device:
@@ -556,8 +554,6 @@ class UnifiedBuffer:
     def _accelerator(self) -> Device:
         if self._placement != CPU:
             return self._placement
-        from .backends import _registry
-
         cuda = _registry()["cuda"]
         if not cuda.available:
             return CPU
@@ -588,8 +584,6 @@ class UnifiedBuffer:
     def metal(self) -> Any:
         """The MLX copy where MLX runs on Apple Metal; elsewhere a
         ``RuntimeError`` saying why (use :attr:`mlx` there)."""
-        from .backends import _registry
-
         reason = _registry()["mlx"].metal_reason  # type: ignore[attr-defined]
         if reason is not None:
             raise RuntimeError(f"UnifiedBuffer.metal: {reason}")
@@ -730,11 +724,7 @@ def _fill(native: Any, dev: Device, value: Any) -> None:
 
 
 def _native_dtype(backend: Any, array: Any) -> np.dtype:
-    if backend.name == "mlx":
-        from .backends.mlx_backend import np_dtype
-
-        return np_dtype(array.dtype)
-    return np.dtype(array.dtype)
+    return backend.dtype_of(array)  # type: ignore[no-any-return]
 
 
 def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:

@@ -49,7 +49,7 @@ from . import _views as views
 from . import compute
 from ._array import UnifiedArray
 from ._buffer import adopt, upload_new
-from ._devices import CPU, MLX, Device, DeviceLike
+from ._devices import CPU, Device, DeviceLike
 from ._policy import choose_device, get_default_device
 from .backends import backend_for, backend_of_native
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ._devices import Device, DeviceLike
+from ._dtypes import default_complex, default_float
 from ._policy import get_default_device
 from .backends import all_backends, backend_for
 
@@ -61,7 +62,6 @@ class Info:
     def default_dtypes(self, *, device: DeviceLike | None = None) -> dict[str, np.dtype]:
         """Default dtypes on ``device``.  MLX holds no complex128, so its
         default complex dtype is complex64."""
-        from ._dtypes import default_complex, default_float
 
         dev = self._device(device)
         return {

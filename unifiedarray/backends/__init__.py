@@ -173,6 +173,10 @@ class Backend:
         """A copy of ``native`` in the same memory space."""
         return native.copy()
 
+    def is_pinned(self, host: np.ndarray) -> bool:
+        """Whether a host array is page-locked memory (only CUDA makes it)."""
+        return False
+
     def numpy_like(self) -> ModuleType | None:
         """The NumPy-compatible module of this backend (CuPy), where NumPy
         calls on its arrays run; None where there is none."""
@@ -212,18 +216,10 @@ def host_memory_info() -> tuple[int, int]:
 
 
 _BACKENDS: dict[str, Backend] = {}
-_lock = threading.Lock()
 
 
 def _registry() -> dict[str, Backend]:
-    if not _BACKENDS:
-        with _lock:
-            if not _BACKENDS:
-                from .cupy_backend import CuPyBackend
-                from .mlx_backend import MLXBackend
-                from .numpy_backend import NumPyBackend
-
-                _BACKENDS.update(cpu=NumPyBackend(), cuda=CuPyBackend(), mlx=MLXBackend())
+    """Every backend, by device kind (made once, at import; probing is lazy)."""
     return _BACKENDS
 
 
@@ -287,3 +283,12 @@ def backend_report() -> list[dict[str, Any]]:
                 row["devices"].append(entry)
         rows.append(row)
     return rows
+
+
+# The backend modules build on the interface above, so they load after it.
+# Loading one imports no library: each probes for CuPy or MLX on first use.
+from .cupy_backend import CuPyBackend  # noqa: E402
+from .mlx_backend import MLXBackend  # noqa: E402
+from .numpy_backend import NumPyBackend  # noqa: E402
+
+_BACKENDS.update(cpu=NumPyBackend(), cuda=CuPyBackend(), mlx=MLXBackend())

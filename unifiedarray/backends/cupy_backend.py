@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .._devices import Device, set_current_cuda_query
-from . import _DONE, Backend, contiguous
+from . import _DONE, Backend, _registry, contiguous
 
 #: size of each pinned staging chunk for large pageable uploads
 STAGING_CHUNK = 8 << 20
@@ -352,6 +352,9 @@ class CuPyBackend(Backend):
 
         return cupy.cuda.Device(device.index)
 
+    def is_pinned(self, host: np.ndarray) -> bool:
+        return is_pinned(host)
+
     def numpy_like(self) -> ModuleType:
         import cupy
 
@@ -387,8 +390,6 @@ def pinned_zeros(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray | None:
 
     Uses CuPy's pinned memory pool, so repeated pinned allocations are cheap.
     """
-    from . import _registry
-
     if not _registry()["cuda"].available:
         return None
     import cupyx

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from .._devices import MLX, Device
-from . import Backend, host_memory_info
+from . import Backend, _registry, host_memory_info
 
 #: Serialises every evaluation of the library's stream (see "Threads" above).
 #: Re-entrant: an evaluation inside a compute call takes it again.
@@ -144,8 +144,6 @@ class _Compute:
 
 def _ready() -> None:
     if _MX is None:
-        from . import _registry
-
         backend = _registry()["mlx"]
         if not backend.available:
             raise RuntimeError(f"MLX is not available: {backend.unavailable_reason}")

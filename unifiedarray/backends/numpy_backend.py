@@ -9,6 +9,7 @@ import numpy as np
 
 from .._devices import CPU, Device
 from . import Backend, host_memory_info
+from .cupy_backend import pinned_zeros
 
 
 class NumPyBackend(Backend):
@@ -23,8 +24,6 @@ class NumPyBackend(Backend):
 
     def zeros(self, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> np.ndarray:
         if pinned:
-            from .cupy_backend import pinned_zeros
-
             out = pinned_zeros(shape, dtype)
             if out is not None:
                 return out
