@@ -300,7 +300,9 @@ def plot_bars(
             ax.annotate(f"{v:.3g}", (v, i), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)
         if target is not None:
             ax.axvline(target, color="black", linestyle="--", linewidth=1)
-            ax.annotate(f"target {target:g}", (target, len(bars) - 0.5), fontsize=7, ha="left")
+            ax.annotate(
+                f" target {target:g}", (target, 1.0), xycoords=("data", "axes fraction"), fontsize=7, va="bottom"
+            )
         if log:
             ax.set_xscale("log")
             ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
@@ -308,11 +310,12 @@ def plot_bars(
         ax.set_title(name, fontsize=10)
         ax.set_xlabel(xlabel, fontsize=8)
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in groups.values()]
-    fig.legend(handles, list(groups), loc="outside upper center", ncols=min(4, len(groups)), fontsize=8)
+    if len(groups) > 1:
+        axes[0, 0].legend(handles, list(groups), loc="best", fontsize=7, framealpha=0.8)
     info = machine_info() if info is None else info
     fig.suptitle(title, fontsize=11)
     foot = f"{info['date']} · {info['CPU']} · {info['nproc']} cores · unifiedarray {info['unifiedarray']}"
-    fig.text(0.01, 0.002, foot, fontsize=6, color="gray")
+    fig.supxlabel(foot, fontsize=6, color="gray")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)

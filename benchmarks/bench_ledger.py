@@ -15,6 +15,11 @@ Two questions, answered in one run:
    bookkeeping alone (``transfer()`` around no copy: the guard check, the
    clock and the record).  The share is their ratio.
 
+3. Is its memory bounded?  A million moves through the recording path
+   (``transfer()`` around no copy) inside ``track_transfers()`` with the
+   default ring, under ``tracemalloc``: the memory the ledger holds at the
+   end, against what a ledger keeping every record holds after 100,000.
+
 Rounds alternate the two contenders in a balanced order and each ratio is the
 median of per-round ratios, as in ``bench_overhead.py``.
 
@@ -28,6 +33,7 @@ import contextvars
 import json
 import sys
 import timeit
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -125,15 +131,42 @@ def recording_share(rounds: int, batch_s: float) -> dict[str, Any] | None:
     return res
 
 
+def memory_over_moves(moves: int = 1_000_000) -> dict[str, Any]:
+    """Traced memory held by a default ledger after ``moves`` moves, and by an
+    unbounded one after ``moves // 10`` (its size grows with the moves)."""
+    out: dict[str, Any] = {"moves": moves}
+    for label, max_records, n in (
+        ("default ring", ua._ledger.DEFAULT_MAX_RECORDS, moves),
+        ("unbounded", None, moves // 10),
+    ):
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            with ua.track_transfers(max_records=max_records) as ledger:
+                for _ in range(n):
+                    with transfer("cpu", "mlx", 64, "bench_ledger", guarded=False):
+                        pass
+                held = tracemalloc.get_traced_memory()[0] - base
+        finally:
+            tracemalloc.stop()
+        if ledger.count != n or ledger.nbytes != 64 * n:
+            raise AssertionError(f"{label}: the totals are not exact ({ledger.count} moves, {ledger.nbytes} bytes)")
+        out[label] = {"moves": n, "bytes": held, "records": len(ledger.records), "dropped": ledger.dropped}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
     parser.add_argument("--json", help="also write the raw results here")
+    C.add_plot_option(parser, "bench_ledger")
     args = parser.parse_args()
     rounds, batch_s = (4, 0.002) if args.quick else (C.round_multiple(40, 2), 0.002)
+    info = C.machine_info()
     small = ledger_on_small_ops(rounds, batch_s)
     share = recording_share(rounds, batch_s)
+    memory = memory_over_moves(100_000 if args.quick else 1_000_000)
     table = C.markdown_table if args.markdown else C.text_table
     rows = [
         [
@@ -146,7 +179,7 @@ def main() -> None:
         ]
         for r in small
     ]
-    print(C.info_block(args.markdown))
+    print(C.info_block(args.markdown, info))
     print()
     print(table(["op (8,) float64", "plain µs", "in track_transfers µs", "ratio", "IQR", f"≤ {LIMIT}×"], rows))
     if share is not None:
@@ -163,9 +196,42 @@ def main() -> None:
                 ],
             )
         )
+    print()
+    print(
+        table(
+            ["ledger", "moves", "records kept", "dropped", "memory held (tracemalloc)", "bytes per move"],
+            [
+                [
+                    label,
+                    f"{m['moves']:,}",
+                    f"{m['records']:,}",
+                    f"{m['dropped']:,}",
+                    f"{m['bytes'] / 2**20:.2f} MiB",
+                    f"{m['bytes'] / m['moves']:.1f}",
+                ]
+                for label, m in memory.items()
+                if label != "moves"
+            ],
+        )
+    )
+    written = C.plot_bars(
+        C.plot_path(args),
+        [
+            (
+                f"inside track_transfers() / outside (target ≤ {LIMIT}×)",
+                [(r["op"], r["ratio"], "ledger") for r in small],
+                LIMIT,
+            )
+        ],
+        xlabel="ratio of times (median of per-round ratios)",
+        title="What the transfer ledger costs",
+        info=info,
+    )
+    if written:
+        print(f"\nplot: {written}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"small": small, "recording": share}, f, indent=1, default=str)
+            json.dump({"small": small, "recording": share, "memory": memory}, f, indent=1, default=str)
 
 
 if __name__ == "__main__":
