@@ -261,10 +261,11 @@ def plot_bars(
     title: str,
     log: bool = False,
     info: dict[str, str] | None = None,
+    line_label: str = "target",
 ) -> str | None:
     """Draw horizontal bars, one panel per ``(panel title, bars, target)``;
     a bar is ``(label, value, colour group)`` and the target, if any, a
-    dashed line.  The machine, date and commit go in the footer, so a plot
+    dashed line labelled ``line_label``.  The machine, date and commit go in the footer, so a plot
     read alone still says what it measured.  Returns the path written, or
     ``None`` (no path, or no matplotlib: said on stderr)."""
     if path is None:
@@ -301,7 +302,7 @@ def plot_bars(
         if target is not None:
             ax.axvline(target, color="black", linestyle="--", linewidth=1)
             ax.annotate(
-                f" target {target:g}", (target, 1.0), xycoords=("data", "axes fraction"), fontsize=7, va="bottom"
+                f" {line_label} {target:g}", (target, 1.0), xycoords=("data", "axes fraction"), fontsize=7, va="bottom"
             )
         if log:
             ax.set_xscale("log")

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextvars
 import json
+import os
 import sys
 import timeit
 import tracemalloc
@@ -91,6 +92,7 @@ def ledger_on_small_ops(rounds: int, batch_s: float) -> list[dict[str, Any]]:
         res = paired({"plain": timer.timeit, "ledger": lambda n, t=timer: tracked.run(t.timeit, n)}, rounds, batch_s)
         res["op"] = op
         out.append(res)
+    tracked.run(ledger_cm.__exit__, None, None, None)  # left in the context it was entered in
     if ledger.count:
         raise AssertionError(f"the small operations moved data: {ledger.report()}")
     return out
@@ -155,12 +157,34 @@ def memory_over_moves(moves: int = 1_000_000) -> dict[str, Any]:
     return out
 
 
+def example_timeline(path: str | None) -> None:
+    """The ledger's own picture of a small mixed host/MLX program (for the
+    docs): arrays made on MLX, a host array mixed in, results read back."""
+    if path is None:
+        return
+    rng = np.random.default_rng(0)
+    with ua.track_transfers() as ledger:
+        w = ua.asarray(rng.standard_normal((2048, 512)).astype(np.float32), device="mlx")
+        for _ in range(5):
+            x = ua.asarray(rng.standard_normal((256, 2048)).astype(np.float32))  # made on the host
+            y = x @ w  # x moves up: the smaller operand moves to the larger one
+            _ = float(ua.sum(y))  # a Python scalar: it comes down
+            y.buffer.sync_to_host()  # an explicit move down
+    ledger.plot(path)
+    print(f"example timeline: {path} ({ledger.count} moves)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke test)")
     parser.add_argument("--json", help="also write the raw results here")
     C.add_plot_option(parser, "bench_ledger")
+    parser.add_argument(
+        "--example",
+        default=os.path.join(C.PLOT_DIR, "ledger_timeline.png"),
+        help="also draw the ledger's picture of a small program here (default %(default)s)",
+    )
     args = parser.parse_args()
     rounds, batch_s = (4, 0.002) if args.quick else (C.round_multiple(40, 2), 0.002)
     info = C.machine_info()
@@ -229,6 +253,8 @@ def main() -> None:
     )
     if written:
         print(f"\nplot: {written}")
+    if not args.quick and not args.no_plot:
+        example_timeline(args.example)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"small": small, "recording": share, "memory": memory}, f, indent=1, default=str)

@@ -165,6 +165,7 @@ def main() -> None:
         title="MLX functions rebuilt for accuracy, against MLX's kernels",
         log=True,
         info=info,
+        line_label="parity",
     )
     if written:
         print(f"\nplot: {written}")

@@ -285,9 +285,14 @@ class TransferLedger:
         colors = {"host_to_device": "tab:blue", "device_to_host": "tab:orange", "device_to_device": "tab:green"}
         lanes = list(colors)
         records = self.records
+        # Every move stays visible: a bar at least 1/400 of the time shown.
+        shown = max([(r.start - self.origin + r.seconds) * 1e3 for r in records], default=1.0)
+        least = shown / 400
         for i, direction in enumerate(lanes):
             spans = [
-                ((r.start - self.origin) * 1e3, max(r.seconds * 1e3, 1e-4)) for r in records if r.direction == direction
+                ((r.start - self.origin) * 1e3, max(r.seconds * 1e3, least))
+                for r in records
+                if r.direction == direction
             ]
             if spans:
                 top.broken_barh(spans, (i - 0.4, 0.8), facecolors=colors[direction])
