@@ -214,8 +214,10 @@ class TransferLedger:
         -------
         >>> led = TransferLedger()
         >>> led._add(TransferRecord("cpu", "mlx", 64, 2e-6, "demo", False, led.origin + 1e-3, 1))
-        >>> ev = led.to_chrome_trace()["traceEvents"][-1]
-        >>> ev["name"], ev["cat"], ev["ts"], ev["args"]["bytes"]
+        >>> events = led.to_chrome_trace()["traceEvents"]
+        >>> ev = events.pop()
+        >>> args = ev["args"]
+        >>> ev["name"], ev["cat"], ev["ts"], args["bytes"]
         ('demo', 'host_to_device', 1000.0, 64)
         """
         pid = os.getpid()
