@@ -43,7 +43,7 @@ def quantile(xs: Sequence[float], q: float) -> float:
 def paired_ratios(num: Sequence[float], den: Sequence[float]) -> list[float]:
     """Per-round ratios ``num[i] / den[i]`` of two contenders measured in the
     same round (side by side, so both saw the same machine noise)."""
-    return [n / d for n, d in zip(num, den)]
+    return [n / d for n, d in zip(num, den, strict=True)]
 
 
 def balanced_orders(n: int) -> list[list[int]]:
@@ -179,7 +179,9 @@ def text_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
             widths[i] = max(widths[i], len(cell))
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=False))
+        )
 
     out = [line(headers), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in rows]
@@ -218,3 +220,104 @@ def fmt_time_us(x: float) -> str:
     if x >= 10:
         return f"{x:.1f}"
     return f"{x:.2f}"
+
+
+# -- plots ------------------------------------------------------------------------
+
+#: Where the scripts write their plots unless told otherwise: beside the
+#: benchmarks page, which shows them.
+PLOT_DIR = os.path.join(ROOT, "docs", "img")
+
+
+def add_plot_option(parser: Any, name: str) -> None:
+    """``--plot PATH`` (default ``docs/img/<name>.png``) and ``--no-plot``."""
+    parser.add_argument(
+        "--plot",
+        default=os.path.join(PLOT_DIR, f"{name}.png"),
+        help="write the plot here (PNG; default %(default)s)",
+    )
+    parser.add_argument("--no-plot", action="store_true", help="draw no plot")
+
+
+def plot_path(args: Any) -> str | None:
+    """Where to draw, or ``None``; a ``--quick`` run (a smoke test, not a
+    measurement) never overwrites the default plot: it draws into a
+    temporary directory."""
+    if getattr(args, "no_plot", False):
+        return None
+    path = args.plot
+    if getattr(args, "quick", False) and os.path.dirname(os.path.abspath(path)) == PLOT_DIR:
+        import tempfile
+
+        path = os.path.join(tempfile.gettempdir(), os.path.basename(path))
+    return path
+
+
+def plot_bars(
+    path: str | None,
+    panels: Sequence[tuple[str, Sequence[tuple[str, float, str]], float | None]],
+    *,
+    xlabel: str,
+    title: str,
+    log: bool = False,
+    info: dict[str, str] | None = None,
+    line_label: str = "target",
+) -> str | None:
+    """Draw horizontal bars, one panel per ``(panel title, bars, target)``;
+    a bar is ``(label, value, colour group)`` and the target, if any, a
+    dashed line labelled ``line_label``.  The machine, date and commit go in the footer, so a plot
+    read alone still says what it measured.  Returns the path written, or
+    ``None`` (no path, or no matplotlib: said on stderr)."""
+    if path is None:
+        return None
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import matplotlib.ticker
+    except ImportError:
+        print("matplotlib is not installed: no plot (pip install matplotlib)", file=sys.stderr)
+        return None
+    panels = [p for p in panels if p[1]]
+    heights = [max(1.2, 0.32 * len(bars) + 0.8) for _, bars, _ in panels]
+    fig, axes = plt.subplots(
+        len(panels),
+        1,
+        figsize=(9, sum(heights) + 0.9),
+        gridspec_kw={"height_ratios": heights},
+        constrained_layout=True,
+        squeeze=False,
+    )
+    palette = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:gray"]
+    groups: dict[str, str] = {}
+    for ax, (name, bars, target) in zip(axes[:, 0], panels, strict=True):
+        labels = [b[0] for b in bars][::-1]
+        values = [b[1] for b in bars][::-1]
+        colours = [groups.setdefault(b[2], palette[len(groups) % len(palette)]) for b in bars][::-1]
+        ax.barh(range(len(bars)), values, color=colours)
+        ax.set_yticks(range(len(bars)), labels, fontsize=8)
+        for i, v in enumerate(values):
+            ax.annotate(f"{v:.3g}", (v, i), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7)
+        if target is not None:
+            ax.axvline(target, color="black", linestyle="--", linewidth=1)
+            ax.annotate(
+                f" {line_label} {target:g}", (target, 1.0), xycoords=("data", "axes fraction"), fontsize=7, va="bottom"
+            )
+        if log:
+            ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_title(name, fontsize=10)
+        ax.set_xlabel(xlabel, fontsize=8)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in groups.values()]
+    if len(groups) > 1:
+        axes[0, 0].legend(handles, list(groups), loc="best", fontsize=7, framealpha=0.8)
+    info = machine_info() if info is None else info
+    fig.suptitle(title, fontsize=11)
+    foot = f"{info['date']} · {info['CPU']} · {info['nproc']} cores · unifiedarray {info['unifiedarray']}"
+    fig.supxlabel(foot, fontsize=6, color="gray")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

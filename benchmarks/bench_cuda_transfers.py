@@ -31,7 +31,18 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from _common import balanced_orders, info_block, markdown_table, median, paired_ratios, quantile, text_table
+from _common import (
+    add_plot_option,
+    balanced_orders,
+    info_block,
+    markdown_table,
+    median,
+    paired_ratios,
+    plot_bars,
+    plot_path,
+    quantile,
+    text_table,
+)
 
 import unifiedarray as ua
 
@@ -121,6 +132,7 @@ def main() -> int:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024], help="MB")
     ap.add_argument("--rounds", type=int, default=12)
+    add_plot_option(ap, "bench_cuda_transfers")
     args = ap.parse_args()
     print(info_block(args.markdown))
     cuda = ua.backends._registry()["cuda"]
@@ -130,6 +142,7 @@ def main() -> int:
     link = pcie_limit()
     print(f"\nPCIe link: {link[0]}, {link[1]:.1f} GB/s per direction" if link else "\nPCIe link: not reported")
     rows: list[list[str]] = []
+    bars: list[tuple[str, float, str]] = []
     for mb in args.sizes:
         case = Case(mb << 20)
         rounds = args.rounds if mb < 1024 else max(4, args.rounds // 2)
@@ -144,10 +157,19 @@ def main() -> int:
                 row.append(f"{median(ratios):.3f} ({quantile(ratios, 0.25):.3f}-{quantile(ratios, 0.75):.3f})")
                 row.append(f"{median(gbps) / link[1]:.0%}" if link else "-")
                 rows.append(row)
+                bars.append((f"{mb} MB {direction} {name}", median(gbps), kind))
         del case
     headers = ["size", "direction", "contender", "GB/s (median)", "vs bare CuPy, same memory (IQR)", "of PCIe limit"]
     print(markdown_table(headers, rows) if args.markdown else text_table(headers, rows))
     print("\nTarget: `ua pinned` at least 0.90 of `cupy pinned`.")
+    written = plot_bars(
+        plot_path(args),
+        [("host ↔ CUDA bandwidth, GB/s", bars, link[1] if link else None)],
+        xlabel="GB/s (median over rounds; the line: the PCIe link's limit)",
+        title="Host ↔ CUDA transfers",
+    )
+    if written:
+        print(f"\nplot: {written}")
     return 0
 
 

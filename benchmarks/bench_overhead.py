@@ -192,6 +192,28 @@ def verdict(res: dict[str, Any], markdown: bool) -> str:
     return f"{word} ({', '.join(missed)})"
 
 
+def plot(results: list[dict[str, Any]], path: str | None, info: dict[str, str]) -> None:
+    """unifiedarray's time over each peer's, small and large, with the targets."""
+    panels = []
+    for size, peer, target in (("small", "NumPy", 5.0), ("small", "strict", 0.25), ("large", "NumPy", 1.03)):
+        bars = [
+            (f"{r['stmt']} {r['shape']}", r["ratio"][peer], r["size"])
+            for r in results
+            if r["size"] == size and peer in r["ratio"]
+        ]
+        panels.append((f"{size} arrays: unifiedarray / {peer} (target ≤ {target:g}×)", bars, target))
+    written = C.plot_bars(
+        path,
+        panels,
+        xlabel="ratio of times (median of per-round ratios; log scale)",
+        title="Per-call overhead on the host",
+        log=True,
+        info=info,
+    )
+    if written:
+        print(f"\nplot: {written}")
+
+
 def render(results: list[dict[str, Any]], markdown: bool) -> str:
     headers = [
         "size",
@@ -294,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", default="small,large", help="which cases: small, large or both (default)")
     p.add_argument("--json", metavar="FILE", help="also write every measurement to FILE")
     p.add_argument("--render", metavar="FILE", help="measure nothing: print the tables of a --json FILE")
+    C.add_plot_option(p, "bench_overhead")
     args = p.parse_args(argv)
     if args.render:
         with open(args.render) as f:
@@ -301,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         print(C.info_block(args.markdown, saved["machine"]), end="\n\n")
         print(render(saved["results"], args.markdown))
         print(f"\n(rendered from {args.render})")
+        plot(saved["results"], C.plot_path(args), saved["machine"])
         return 0
     sizes = [x.strip() for x in args.sizes.split(",")]
     if not set(sizes) <= {"small", "large"}:
@@ -308,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.rounds_small, args.rounds_large = 5, 3
 
-    print(C.info_block(args.markdown), end="\n\n", flush=True)
+    info = C.machine_info()
+    print(C.info_block(args.markdown, info), end="\n\n", flush=True)
     started = time.perf_counter()
     results = []
     for size, rounds in (("small", args.rounds_small), ("large", args.rounds_large)):
@@ -320,9 +345,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"# {size} {op}: done ({time.perf_counter() - started:.0f} s so far)", file=sys.stderr, flush=True)
     print(render(results, args.markdown))
     print(f"\n(wall time {time.perf_counter() - started:.0f} s)")
+    plot(results, C.plot_path(args), info)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"machine": C.machine_info(), "results": results}, f, indent=1)
+            json.dump({"machine": info, "results": results}, f, indent=1)
     return 0
 
 

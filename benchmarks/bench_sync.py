@@ -224,6 +224,20 @@ def summarise(label: dict[str, str], times: dict[str, dict[str, list[float]]]) -
     return rows
 
 
+def plot(rows: list[dict[str, Any]], path: str | None, info: dict[str, str]) -> None:
+    """sync / bare per case, with the target."""
+    bars = [(f"{r['size_mb']} MB {r['dtype']} {r['direction']}", r["ratio"], r["direction"]) for r in rows]
+    written = C.plot_bars(
+        path,
+        [(f"UnifiedBuffer sync / bare conversion (target ≤ {TARGET:g}×)", bars, TARGET)],
+        xlabel="ratio of times (median of per-round ratios)",
+        title="Host ↔ MLX synchronisation against the bare conversion",
+        info=info,
+    )
+    if written:
+        print(f"\nplot: {written}")
+
+
 def render(rows: list[dict[str, Any]], markdown: bool, dirty: str) -> str:
     headers = [
         "size",
@@ -311,6 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--json", metavar="FILE", help="also write every measurement to FILE")
     p.add_argument("--render", metavar="FILE", help="measure nothing: print the tables of a --json FILE")
+    C.add_plot_option(p, "bench_sync")
     args = p.parse_args(argv)
 
     if args.render:
@@ -319,12 +334,14 @@ def main(argv: list[str] | None = None) -> int:
         print(C.info_block(args.markdown, saved["machine"]), end="\n\n")
         print(render(saved["rows"], args.markdown, saved["dirty"]))
         print(f"\n(dirty mode: {saved['dirty']}; rendered from {args.render})")
+        plot(saved["rows"], C.plot_path(args), saved["machine"])
         return 0
 
     if args.quick:
         args.rounds_small, args.rounds_large = 5, 3
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(C.info_block(args.markdown), end="\n\n", flush=True)
+    info = C.machine_info()
+    print(C.info_block(args.markdown, info), end="\n\n", flush=True)
 
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
@@ -349,9 +366,10 @@ def main(argv: list[str] | None = None) -> int:
 
     print(render(rows, args.markdown, args.dirty))
     print(f"\n(dirty mode: {args.dirty}; wall time {time.perf_counter() - started:.0f} s)")
+    plot(rows, C.plot_path(args), info)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"machine": C.machine_info(), "dirty": args.dirty, "rows": rows, "raw": raw}, f, indent=1)
+            json.dump({"machine": info, "dirty": args.dirty, "rows": rows, "raw": raw}, f, indent=1)
     return 0
 
 

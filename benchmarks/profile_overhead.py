@@ -193,14 +193,30 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--markdown", action="store_true")
     p.add_argument("--rounds", type=int, default=15)
     p.add_argument("--no-cprofile", action="store_true")
+    C.add_plot_option(p, "profile_overhead")
     args = p.parse_args(argv)
     env = _env()
-    print(C.info_block(args.markdown), end="\n\n")
+    info = C.machine_info()
+    print(C.info_block(args.markdown, info), end="\n\n")
+    panels = []
     for title, rows in BLOCKS.items():
         rounds = (
             9 if "asarray" in title and "1000" in title else 31 if "sum" in title and "1000" in title else args.rounds
         )
-        print(render_block(title, time_block(env, rows, rounds), args.markdown), end="\n\n", flush=True)
+        results = time_block(env, rows, rounds)
+        print(render_block(title, results, args.markdown), end="\n\n", flush=True)
+        bars = [(label, us, "piece" if label.startswith("piece:") else "layer") for label, us in results if us]
+        panels.append((title, bars, None))
+    written = C.plot_bars(
+        C.plot_path(args),
+        panels,
+        xlabel="µs per call (fastest round; log scale)",
+        title="Where unifiedarray's per-call time goes, layer by layer",
+        log=True,
+        info=info,
+    )
+    if written:
+        print(f"plot: {written}", end="\n\n")
     if not args.no_cprofile:
         for stmt, n in (
             ("a + b", 200_000),

@@ -261,3 +261,28 @@ def test_trim_and_stats_reclaim_held_blocks_whose_views_are_gone():
     del view
     assert pool.stats()["bytes_held"] == 0 and pool.stats()["bytes_pooled"] == 8192
     assert pool.trim() == 8192
+
+
+@pytest.mark.parametrize("device", [None, "cpu", ua.Device.parse("cpu")])
+def test_a_host_hit_checks_its_arguments_and_counts_like_any_acquire(device):
+    # The host hit has its own fast path: the same checks and accounting as
+    # the general one, whichever way the host is named.
+    pool = ua.MemoryPool()
+    kw = {} if device is None else {"device": device}
+    pool.release(pool.acquire((1024,), dtype="float32", **kw))
+    with pytest.raises(TypeError):
+        pool.acquire((1024.0,), dtype="float32", **kw)  # hashes and compares equal to (1024,)
+    with pytest.raises(ValueError):
+        pool.acquire((-1024,), dtype="float32", **kw)
+    with pytest.raises(TypeError):
+        pool.acquire((1024,), dtype="not a dtype", **kw)
+    buf = pool.acquire((32, 32), dtype=np.int32, **kw)
+    assert (buf.shape, buf.dtype, buf.placement) == ((32, 32), np.dtype(np.int32), "cpu")
+    assert not buf.valid_devices  # uninitialised until written
+    s = pool.stats()
+    assert (s["acquires"], s["hits"], s["misses"], s["bytes_in_use"]) == (2, 1, 1, 4096)
+    buf.host[:] = 7
+    pool.release(buf)
+    again = pool.acquire((1024,), dtype=np.float32, **kw)
+    assert pool.stats()["hits"] == 2 and pool.stats()["bytes_in_use"] == 4096
+    assert not again.valid_devices and np.all(again.to_numpy() == 0)  # never the old owner's data

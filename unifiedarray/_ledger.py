@@ -18,9 +18,12 @@ Example
 
 from __future__ import annotations
 
+import json
+import operator
+import os
 import threading
 import time
-from collections import defaultdict
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -35,8 +38,11 @@ class TransferRecord(NamedTuple):
     ``source`` and ``target`` are device names (``"cpu"``, ``"mlx"``,
     ``"cuda:0"``); ``reason`` names the public call that caused the move;
     ``explicit`` is true for moves the user asked for (``to_device``,
-    ``sync_to_device``, ``sync_to_host``).  Immutable; a named tuple because
-    one is made per move and a frozen dataclass costs three times as much.
+    ``sync_to_device``, ``sync_to_host``); ``start`` is when the move began
+    (``time.perf_counter()``) and ``thread`` the ident of the thread that made
+    it, for timelines (:meth:`TransferLedger.to_chrome_trace`).  Immutable; a
+    named tuple because one is made per move and a frozen dataclass costs
+    three times as much.
 
     Example
     -------
@@ -51,6 +57,8 @@ class TransferRecord(NamedTuple):
     seconds: float
     reason: str
     explicit: bool
+    start: float = 0.0
+    thread: int = 0
 
     @property
     def direction(self) -> str:
@@ -66,46 +74,107 @@ def direction_of(source: str, target: str) -> str:
     return "device_to_device"
 
 
+#: How many records a ledger keeps unless told otherwise (about 2 MB).
+DEFAULT_MAX_RECORDS = 10_000
+
+_Key = tuple[str, str, str, bool]  # (reason, source, target, explicit)
+
+
 class TransferLedger:
-    """A list of :class:`TransferRecord` with summaries.
+    """Exact totals of the moves recorded, and the latest of them in a ring.
+
+    ``count``, ``nbytes``, ``seconds``, :meth:`by_reason` and
+    :meth:`by_direction` count every move; ``records`` holds at most
+    ``max_records`` of them (the most recent; ``None``: all), so a ledger
+    left open over a long run takes bounded memory.  ``dropped`` says how
+    many records the ring let go.
 
     Example
     -------
-    >>> led = TransferLedger()
-    >>> led.count, led.nbytes
-    (0, 0)
+    >>> led = TransferLedger(max_records=2)
+    >>> for n in (8, 16, 32):
+    ...     led._add(TransferRecord("cpu", "mlx", n, 1e-6, "demo", False))
+    >>> led.count, led.nbytes, led.dropped, [r.nbytes for r in led.records]
+    (3, 56, 1, [16, 32])
     """
 
-    def __init__(self) -> None:
-        self.records: list[TransferRecord] = []
+    def __init__(self, max_records: int | None = DEFAULT_MAX_RECORDS) -> None:
+        if max_records is not None:
+            max_records = operator.index(max_records)
+            if max_records < 0:
+                raise ValueError(f"max_records must be >= 0 or None, got {max_records}")
+        self.max_records = max_records
+        self._ring: deque[TransferRecord] = deque(maxlen=max_records)
+        # [count, nbytes, seconds] per (reason, source, target, explicit):
+        # exact whatever the ring keeps.  Keyed by the record's own fields so
+        # that a move costs one dict lookup (the direction is derived on read).
+        self._totals: dict[_Key, list] = {}
+        self._lock = threading.Lock()  # a ledger may be shared by copied contexts in other threads
+        self.origin = time.perf_counter()  # time zero of the timeline
 
     def _add(self, record: TransferRecord) -> None:
-        self.records.append(record)
+        key = (record.reason, record.source, record.target, record.explicit)
+        with self._lock:
+            row = self._totals.get(key)
+            if row is None:
+                self._totals[key] = [1, record.nbytes, record.seconds]
+            else:
+                row[0] += 1
+                row[1] += record.nbytes
+                row[2] += record.seconds
+            self._ring.append(record)
+
+    def _rows(self) -> list[tuple[_Key, list]]:
+        with self._lock:
+            return [(k, list(v)) for k, v in self._totals.items()]
+
+    @property
+    def records(self) -> list[TransferRecord]:
+        """The most recent moves (at most ``max_records``), oldest first: a
+        snapshot list."""
+        with self._lock:
+            return list(self._ring)
 
     @property
     def count(self) -> int:
-        """Number of moves recorded."""
-        return len(self.records)
+        """Number of moves recorded (all of them, kept in ``records`` or not)."""
+        return sum(v[0] for _, v in self._rows())
 
     @property
     def nbytes(self) -> int:
         """Bytes moved in all."""
-        return sum(r.nbytes for r in self.records)
+        return sum(v[1] for _, v in self._rows())
 
     @property
     def seconds(self) -> float:
         """Seconds spent moving, in all."""
-        return sum(r.seconds for r in self.records)
+        return sum(v[2] for _, v in self._rows())
+
+    @property
+    def dropped(self) -> int:
+        """Moves counted in the totals whose records the ring let go."""
+        with self._lock:
+            return sum(v[0] for v in self._totals.values()) - len(self._ring)
 
     def by_reason(self) -> dict[tuple[str, str, bool], tuple[int, int, float]]:
-        """``{(reason, direction, explicit): (count, nbytes, seconds)}``."""
-        out: dict[tuple[str, str, bool], list[float]] = defaultdict(lambda: [0, 0, 0.0])
-        for r in self.records:
-            row = out[(r.reason, r.direction, r.explicit)]
-            row[0] += 1
-            row[1] += r.nbytes
-            row[2] += r.seconds
-        return {k: (int(v[0]), int(v[1]), float(v[2])) for k, v in out.items()}
+        """``{(reason, direction, explicit): (count, nbytes, seconds)}``, exact."""
+        out: dict[tuple[str, str, bool], list] = {}
+        for (reason, source, target, explicit), (n, nb, s) in self._rows():
+            row = out.setdefault((reason, direction_of(source, target), explicit), [0, 0, 0.0])
+            row[0] += n
+            row[1] += nb
+            row[2] += s
+        return {k: (v[0], v[1], v[2]) for k, v in out.items()}
+
+    def by_direction(self) -> dict[str, tuple[int, int, float]]:
+        """``{direction: (count, nbytes, seconds)}``, exact."""
+        out: dict[str, list] = {}
+        for (_, source, target, _), (n, nb, s) in self._rows():
+            row = out.setdefault(direction_of(source, target), [0, 0, 0.0])
+            row[0] += n
+            row[1] += nb
+            row[2] += s
+        return {k: (v[0], v[1], v[2]) for k, v in out.items()}
 
     def report(self) -> str:
         """A readable table of the moves, grouped by reason; also printed."""
@@ -117,12 +186,132 @@ class TransferLedger:
             lines.append(f"{reason:<34}{direction:<18}{kind:<10}{n:>7}{nb:>14,}{s * 1e3:>10.3f}")
         lines.append("-" * len(head))
         lines.append(f"{'total':<62}{self.count:>7}{self.nbytes:>14,}{self.seconds * 1e3:>10.3f}")
+        dropped = self.dropped
+        if dropped:
+            lines.append(f"(totals are exact; records keeps the last {self.max_records}, {dropped} dropped)")
         text = "\n".join(lines)
         print(text)
         return text
 
     def clear(self) -> None:
-        self.records.clear()
+        """Forget the records and the totals."""
+        with self._lock:
+            self._ring.clear()
+            self._totals.clear()
+
+    def to_chrome_trace(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        """The recorded moves as a Chrome trace (JSON object format), which
+        ``chrome://tracing`` and https://ui.perfetto.dev open.
+
+        One complete event (``"ph": "X"``) per kept record: ``name`` is the
+        reason, ``cat`` the direction, ``ts`` and ``dur`` in microseconds
+        from the ledger's start, one track per thread; ``args`` hold bytes,
+        source, target and whether the move was explicit.  ``otherData``
+        holds the exact totals and how many records were dropped.  Written
+        to ``path`` when given; returned either way.
+
+        Example
+        -------
+        >>> led = TransferLedger()
+        >>> led._add(TransferRecord("cpu", "mlx", 64, 2e-6, "demo", False, led.origin + 1e-3, 1))
+        >>> events = led.to_chrome_trace()["traceEvents"]
+        >>> ev = events.pop()
+        >>> args = ev["args"]
+        >>> ev["name"], ev["cat"], ev["ts"], args["bytes"]
+        ('demo', 'host_to_device', 1000.0, 64)
+        """
+        pid = os.getpid()
+        events: list[dict[str, Any]] = [
+            {"name": "process_name", "ph": "M", "pid": pid, "tid": 0, "args": {"name": "unifiedarray transfers"}}
+        ]
+        threads: dict[int, int] = {}
+        for r in self.records:
+            tid = threads.setdefault(r.thread, len(threads) + 1)
+            events.append(
+                {
+                    "name": r.reason,
+                    "cat": r.direction,
+                    "ph": "X",
+                    "ts": round((r.start - self.origin) * 1e6, 3),
+                    "dur": round(r.seconds * 1e6, 3),
+                    "pid": pid,
+                    "tid": tid,
+                    "args": {"bytes": r.nbytes, "source": r.source, "target": r.target, "explicit": r.explicit},
+                }
+            )
+        for ident, tid in threads.items():
+            events.insert(
+                1, {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": f"thread {ident}"}}
+            )
+        trace = {
+            "traceEvents": events,
+            "displayTimeUnit": "ms",
+            "otherData": {
+                "moves": self.count,
+                "bytes": self.nbytes,
+                "records_kept": len(self._ring),
+                "records_dropped": self.dropped,
+                "by_direction": {d: {"moves": n, "bytes": nb} for d, (n, nb, _) in self.by_direction().items()},
+            },
+        }
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(trace, f)
+        return trace
+
+    def plot(self, path: str | os.PathLike[str] | None = None, *, ax: Any = None) -> Any:
+        """Draw the recorded moves: a timeline (one row per direction, a bar
+        per move, as long as it took) over a bar chart of the bytes moved per
+        reason (exact totals).  Needs matplotlib (the ``docs`` extra).  Saved
+        to ``path`` when given; returns the matplotlib ``Figure``.  With
+        ``ax`` (a pair of axes), draws into them instead of a new figure.
+
+        Example
+        -------
+        >>> led = TransferLedger()
+        >>> fig = led.plot()  # doctest: +SKIP
+        """
+        try:
+            import matplotlib
+
+            if path is not None and ax is None:
+                matplotlib.use("Agg", force=False)
+            import matplotlib.pyplot as plt
+        except ImportError as exc:
+            raise ImportError("TransferLedger.plot needs matplotlib: pip install matplotlib") from exc
+        if ax is None:
+            fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6), constrained_layout=True)
+        else:
+            top, bottom = ax
+            fig = top.figure
+        colors = {"host_to_device": "tab:blue", "device_to_host": "tab:orange", "device_to_device": "tab:green"}
+        lanes = list(colors)
+        records = self.records
+        # Every move stays visible: a bar at least 1/400 of the time shown.
+        shown = max([(r.start - self.origin + r.seconds) * 1e3 for r in records], default=1.0)
+        least = shown / 400
+        for i, direction in enumerate(lanes):
+            spans = [
+                ((r.start - self.origin) * 1e3, max(r.seconds * 1e3, least))
+                for r in records
+                if r.direction == direction
+            ]
+            if spans:
+                top.broken_barh(spans, (i - 0.4, 0.8), facecolors=colors[direction])
+        top.set_yticks(range(len(lanes)), [d.replace("_", " ") for d in lanes])
+        top.set_xlabel("ms since track_transfers() began")
+        dropped = self.dropped
+        top.set_title(f"{len(records)} moves" + (f" (the last kept; {dropped} earlier dropped)" if dropped else ""))
+        rows = sorted(self.by_reason().items(), key=lambda kv: kv[1][1])
+        labels = [f"{reason} ({'explicit' if explicit else 'implicit'})" for (reason, _, explicit), _ in rows]
+        bottom.barh(
+            range(len(rows)), [v[1] for _, v in rows], color=[colors[direction] for (_, direction, _), _ in rows]
+        )
+        bottom.set_yticks(range(len(rows)), labels)
+        bottom.set_xlabel("bytes moved (all moves)")
+        if path is not None:
+            fig.savefig(path, dpi=100)
+        return fig
 
     def __repr__(self) -> str:
         return f"TransferLedger(count={self.count}, nbytes={self.nbytes})"
@@ -162,23 +351,30 @@ _active: ContextVar[tuple[TransferLedger, ...]] = ContextVar("unifiedarray_ledge
 
 
 @contextmanager
-def track_transfers() -> Iterator[TransferLedger]:
+def track_transfers(max_records: int | None = DEFAULT_MAX_RECORDS) -> Iterator[TransferLedger]:
     """Record every move made inside the block (in this thread or task).
+
+    The ledger's totals are exact; its ``records`` keep the last
+    ``max_records`` moves (``None``: every one; ``0``: totals only).
 
     Example
     -------
     >>> import unifiedarray as ua
-    >>> with ua.track_transfers() as t:
+    >>> with ua.track_transfers(max_records=1000) as t:
     ...     pass
-    >>> t.count
-    0
+    >>> t.count, t.dropped
+    (0, 0)
     """
-    ledger = TransferLedger()
-    token = _active.set(_active.get() + (ledger,))
+    ledger = TransferLedger(max_records)
+    token = _active.set((*_active.get(), ledger))
     try:
         yield ledger
     finally:
         _active.reset(token)
+
+
+_clock = time.perf_counter
+_thread = threading.get_ident
 
 
 def _record(record: TransferRecord) -> None:
@@ -219,9 +415,14 @@ class transfer:
         self._reason, self._explicit = reason, explicit
 
     def __enter__(self) -> None:
-        self._start = time.perf_counter()
+        self._start = _clock()
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if exc_type is None:
-            seconds = time.perf_counter() - self._start
-            _record(TransferRecord(self._source, self._target, self._nbytes, seconds, self._reason, self._explicit))
+            start = self._start
+            seconds = _clock() - start
+            _record(
+                TransferRecord(
+                    self._source, self._target, self._nbytes, seconds, self._reason, self._explicit, start, _thread()
+                )
+            )

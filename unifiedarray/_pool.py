@@ -240,10 +240,10 @@ class _Lease:
 
     __slots__ = ("blocks", "nbytes", "pool")
 
-    def __init__(self, pool: MemoryPool, nbytes: int) -> None:
+    def __init__(self, pool: MemoryPool, nbytes: int, blocks: list[tuple[_SpacePool, Any]] | None = None) -> None:
         self.pool = pool
         self.nbytes = nbytes
-        self.blocks: list[tuple[_SpacePool, Any]] = []  # emptied by release()
+        self.blocks: list[tuple[_SpacePool, Any]] = [] if blocks is None else blocks  # emptied by release()
 
     def __del__(self) -> None:
         if self.blocks:
@@ -299,6 +299,42 @@ class MemoryPool:
         host), made from a pooled block when one fits.  Its contents are
         unspecified until written (reads see zeros, never an old owner's
         data)."""
+        host = self._host
+        on_host = device is None or device is CPU or (type(device) is str and device == "cpu")
+        if on_host and not pinned and host is not None:
+            # The host fast path: a hit on the host, the pool's common case,
+            # with the checks of the general path below (dtype, shape) and
+            # its accounting, but no device parsing and one lock hold.  A
+            # miss, or anything else, takes the general path.
+            dt = as_dtype(dtype, CPU)
+            shape = _normalize_shape(shape)
+            nbytes = prod(shape) * dt.itemsize
+            size = _SIZES.get(nbytes) or size_class(nbytes)
+            block = None
+            lock = self._lock
+            lock.acquire()  # acquire/release: cheaper than `with` on the hot path
+            try:
+                free = host.free.get(size)
+                if free:
+                    if self._dropped:
+                        self._settle()  # exact figures for the peak below
+                    block = free.pop()
+                    host.pooled_bytes -= size
+                    host.hits += 1
+                    host.in_use_bytes += size
+                    host.requested_bytes += nbytes
+                    host.in_use_by_class[size] += 1
+                    if host.in_use_bytes > host.peak_bytes:
+                        host.peak_bytes = host.in_use_bytes
+                    self._acquires += 1
+            finally:
+                lock.release()
+            if block is not None:
+                view = block.lend(shape, dt, nbytes)
+                buf = adopt(view, CPU, dt)
+                buf._valid = _NO_COPIES  # uninitialised until used, as below
+                buf._pool_lease = _Lease(self, nbytes, [(host, block)])
+                return buf
         dev = CPU if device is None else Device.parse(device)
         dt = as_dtype(dtype, dev)
         if dev is not CPU:  # the host holds every dtype

@@ -86,22 +86,27 @@ def _exp(x: Array) -> Array:
     shift = _EXP_SHIFT.get(x.dtype)
     if shift is None:
         return mx.exp(x)
-    pos = mx.expm1(x) + 1.0
-    # 1/exp(-x) keeps full relative precision for x < 0, where expm1(x) + 1
-    # would cancel.
+    # One expm1 for both signs: y = exp(|x|) as expm1(|x|) + 1, then exp(x)
+    # is y for x >= 0 and 1 / y for x < 0, where expm1(x) + 1 would cancel.
+    # Below -shift, 1 / exp(-x) would be 1 / inf: exp(x + shift) * exp(-shift)
+    # keeps the subnormal results.  (The same values as two expm1 calls, one
+    # per sign, at half the transcendental work.)
     deep = x < -shift
-    shifted = mx.where(deep, x + shift, x)
-    neg = 1.0 / (mx.expm1(-shifted) + 1.0)
-    neg = mx.where(deep, neg * mx.array(math.exp(-shift), dtype=x.dtype), neg)
-    return mx.where(x >= 0, pos, neg)
+    y = mx.expm1(mx.abs(mx.where(deep, x + shift, x))) + 1.0
+    one = mx.array(1.0, dtype=x.dtype)
+    neg = mx.where(deep, mx.array(math.exp(-shift), dtype=x.dtype), one) / y  # one rounding, deep or not
+    return mx.where(x >= 0, y, neg)
+
+
+def _sin_of_half_tan(t: Array) -> Array:
+    # Half-angle identity on the accurate tan: sin x = 2t / (1 + t^2), t = tan(x / 2).
+    return mx.where(mx.abs(t) <= 1.0, 2.0 * t / (1.0 + t * t), 2.0 / (t + 1.0 / t))
 
 
 def _sin(x: Array) -> Array:
     if x.dtype != mx.float64:
         return mx.sin(x)
-    # Half-angle identity on the accurate tan: sin x = 2t / (1 + t^2).
-    t = mx.tan(x * 0.5)
-    s = mx.where(mx.abs(t) <= 1.0, 2.0 * t / (1.0 + t * t), 2.0 / (t + 1.0 / t))
+    s = _sin_of_half_tan(mx.tan(x * 0.5))
     return mx.where(mx.isinf(x), mx.array(math.nan, dtype=mx.float64), s)
 
 
@@ -115,8 +120,10 @@ def _cos(x: Array) -> Array:
     it = 1.0 / t
     it2 = it * it
     near_odd = (it2 - 1.0) / (it2 + 1.0)  # |cos x| near 1, t large
-    # Around cos x = 0, 1 - t^2 cancels; sin x / tan x does not.
-    middle = _sin(x) / mx.tan(x)
+    # Around cos x = 0, 1 - t^2 cancels; sin x / tan x does not (sin x from
+    # the same t: one tan fewer than calling _sin; infinite x gives nan
+    # through tan(inf) here as there).
+    middle = _sin_of_half_tan(t) / mx.tan(x)
     return mx.where(at < 0.5, near_even, mx.where(at > 2.0, near_odd, middle))
 
 

@@ -1,0 +1,178 @@
+"""The bounded transfer ledger: exact totals, a ring of records, timelines."""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import threading
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import unifiedarray as ua
+from unifiedarray import UnifiedBuffer
+from unifiedarray._ledger import TransferLedger, TransferRecord, transfer
+
+from .conftest import needs_mlx
+
+
+def _stale_reads(sizes: list[int]) -> None:
+    """One host->MLX move per size (a host write, then an MLX read)."""
+    for n in sizes:
+        buf = UnifiedBuffer((n,), dtype=np.float32)
+        buf.host[:] = 1.0
+        buf.read("mlx")
+
+
+@needs_mlx
+def test_ring_keeps_the_last_records_and_totals_stay_exact():
+    sizes = list(range(1, 13))
+    with ua.track_transfers(max_records=5) as t:
+        _stale_reads(sizes)
+        buf = UnifiedBuffer((3,), dtype=np.float64)
+        buf.fill(1.0)
+        buf.sync_to_device("mlx")  # one explicit move, the 13th
+    assert t.count == 13
+    assert t.nbytes == 4 * sum(sizes) + 24
+    assert t.dropped == 8
+    assert [r.nbytes for r in t.records] == [4 * n for n in sizes[-4:]] + [24]
+    by_reason = t.by_reason()
+    assert by_reason[("UnifiedBuffer.read", "host_to_device", False)][:2] == (12, 4 * sum(sizes))
+    assert by_reason[("sync_to_device", "host_to_device", True)][:2] == (1, 24)
+    assert t.by_direction()["host_to_device"][:2] == (13, 4 * sum(sizes) + 24)
+    assert "8 dropped" in t.report()
+
+
+@needs_mlx
+def test_unbounded_and_totals_only_ledgers():
+    with ua.track_transfers(max_records=None) as every, ua.track_transfers(max_records=0) as none:
+        _stale_reads([2] * 30)
+    assert (every.count, len(every.records), every.dropped) == (30, 30, 0)
+    assert (none.count, none.nbytes, len(none.records), none.dropped) == (30, 240, 0, 30)
+
+
+def test_max_records_is_checked():
+    with pytest.raises(ValueError, match="max_records"):
+        TransferLedger(max_records=-1)
+    with pytest.raises(TypeError):
+        TransferLedger(max_records=2.5)  # type: ignore[arg-type]
+
+
+def test_clear_forgets_records_and_totals():
+    led = TransferLedger()
+    led._add(TransferRecord("cpu", "mlx", 8, 1e-6, "x", False))
+    led.clear()
+    assert (led.count, led.nbytes, led.seconds, led.records, led.dropped) == (0, 0, 0.0, [], 0)
+
+
+_records = st.lists(
+    st.builds(
+        TransferRecord,
+        source=st.sampled_from(["cpu", "mlx", "cuda:0"]),
+        target=st.sampled_from(["cpu", "mlx", "cuda:0"]),
+        nbytes=st.integers(0, 1 << 40),
+        seconds=st.floats(0, 1),
+        reason=st.sampled_from(["add", "read", "sync_to_host"]),
+        explicit=st.booleans(),
+    ),
+    max_size=60,
+)
+
+
+@given(records=_records, max_records=st.one_of(st.none(), st.integers(0, 20)))
+@settings(max_examples=150, deadline=None)
+def test_totals_are_exact_and_the_ring_is_the_tail(records, max_records):
+    led = TransferLedger(max_records)
+    for r in records:
+        led._add(r)
+    keep = len(records) if max_records is None else min(max_records, len(records))
+    assert led.records == records[len(records) - keep :]
+    assert (led.count, led.nbytes, led.dropped) == (len(records), sum(r.nbytes for r in records), len(records) - keep)
+    expected: dict = {}
+    for r in records:
+        row = expected.setdefault((r.reason, r.direction, r.explicit), [0, 0])
+        row[0] += 1
+        row[1] += r.nbytes
+    assert {k: v[:2] for k, v in led.by_reason().items()} == {k: tuple(v) for k, v in expected.items()}
+
+
+def test_memory_stays_bounded_over_many_moves():
+    # 200,000 moves through the real recording path: an unbounded ledger
+    # would grow by about 30 MB; a ring of 1,000 holds about 150 KB once full
+    # and must not grow after that.
+    def moves(n: int) -> None:
+        for _ in range(n):
+            with transfer("cpu", "mlx", 64, "bounded", guarded=False):
+                pass
+
+    with ua.track_transfers(max_records=1000) as t:
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            moves(20_000)
+            full = tracemalloc.get_traced_memory()[0]
+            moves(180_000)
+            after = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+    assert t.count == 200_000 and len(t.records) == 1000 and t.dropped == 199_000
+    assert t.nbytes == 64 * 200_000
+    assert full - base < 1000 * 300, f"a ring of 1,000 records took {full - base} bytes"
+    assert after - full < 16 * 1024, f"the full ledger grew by {after - full} bytes over 180,000 moves"
+
+
+def test_moves_from_threads_sharing_a_ledger_are_all_counted():
+    # Copied contexts carry the ledger into other threads; its totals must
+    # still be exact when they record at once.
+    per_thread = 5000
+    with ua.track_transfers(max_records=100) as t:
+        contexts = [contextvars.copy_context() for _ in range(4)]
+
+        def work() -> None:
+            for _ in range(per_thread):
+                with transfer("cpu", "mlx", 8, "threaded", guarded=False):
+                    pass
+
+        threads = [threading.Thread(target=ctx.run, args=(work,)) for ctx in contexts]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    assert (t.count, t.nbytes, len(t.records)) == (4 * per_thread, 32 * per_thread, 100)
+    assert len({r.thread for r in t.records}) >= 1
+
+
+@needs_mlx
+def test_chrome_trace_holds_the_moves(tmp_path):
+    with ua.track_transfers() as t:
+        _stale_reads([10, 20])
+        x = ua.asarray(np.arange(5.0), device="mlx")
+        _ = x + ua.asarray(np.arange(5.0))  # one implicit move for the mixed operands
+    path = tmp_path / "moves.json"
+    returned = t.to_chrome_trace(path)
+    trace = json.loads(path.read_text())
+    assert trace == returned
+    moves = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    assert len(moves) == t.count == len(t.records)
+    for ev, r in zip(moves, t.records, strict=True):
+        assert (ev["name"], ev["cat"], ev["args"]["bytes"]) == (r.reason, r.direction, r.nbytes)
+        assert ev["dur"] >= 0 and ev["ts"] >= 0
+    assert [e["ts"] for e in moves] == sorted(e["ts"] for e in moves)
+    assert trace["otherData"]["moves"] == t.count and trace["otherData"]["bytes"] == t.nbytes
+    assert any(e["ph"] == "M" and e["name"] == "thread_name" for e in trace["traceEvents"])
+
+
+@needs_mlx
+def test_plot_draws_the_moves(tmp_path):
+    pytest.importorskip("matplotlib")
+    with ua.track_transfers(max_records=2) as t:
+        _stale_reads([4, 8, 16])
+    path = tmp_path / "moves.png"
+    fig = t.plot(path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    top, bottom = fig.axes
+    assert "dropped" in top.get_title()
+    assert len(bottom.patches) == 1 and bottom.patches[0].get_width() == 4 * 28
