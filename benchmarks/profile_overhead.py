@@ -14,7 +14,7 @@ this prints:
    time per function; cProfile inflates Python-level costs, so read it for
    proportions only).
 
-It calls private functions of the library (``unifiedarray._array`` ...) to
+It calls private functions of the library (``unifiedarray._dispatch`` ...) to
 cut the call into pieces; if they are renamed, the affected rows say so
 instead of failing.
 
@@ -40,7 +40,7 @@ import unifiedarray as ua
 
 
 def _env() -> dict[str, Any]:
-    from unifiedarray import _array, _creation
+    from unifiedarray import _buffer, _creation, _dispatch, _views
     from unifiedarray._buffer import UnifiedBuffer
     from unifiedarray._devices import CPU
     from unifiedarray.compute import host_namespace
@@ -53,7 +53,7 @@ def _env() -> dict[str, Any]:
     return {
         "np": np, "ua": ua, "threading": threading, "CPU": CPU, "hn": host_namespace,
         "UnifiedArray": ua.UnifiedArray, "UnifiedBuffer": UnifiedBuffer,
-        "_array": _array, "_creation": _creation,
+        "_dispatch": _dispatch, "_views": _views, "_buffer": _buffer, "_creation": _creation,
         "a": a, "b": b,
         # the NumPy arrays unifiedarray computes on (its host copies)
         "An": a._buf._copies[CPU], "Bn": b._buf._copies[CPU],
@@ -71,32 +71,32 @@ def _env() -> dict[str, Any]:
 BLOCKS: dict[str, list[tuple[str, str]]] = {
     "a + b (8,)": [
         ("NumPy: An + Bn (the work)", "An + Bn"),
-        ("+ wrap the result: _array._wrap(An + Bn, CPU)", "_array._wrap(An + Bn, CPU)"),
-        ("+ binary(): _array.binary(a, b, 'add')", "_array.binary(a, b, 'add')"),
-        ("full: a + b (operator → closure → binary)", "a + b"),
-        ("piece: UnifiedBuffer._wrap(An, CPU, f64)", "UnifiedBuffer._wrap(An, CPU, f64)"),
+        ("+ wrap the result: _dispatch.adopted(An + Bn, CPU, f64)", "_dispatch.adopted(An + Bn, CPU, f64)"),
+        ("+ operate(): _dispatch.operate(a, b, 'add')", "_dispatch.operate(a, b, 'add')"),
+        ("full: a + b (__add__ → operate)", "a + b"),
+        ("piece: _buffer.adopt(An, CPU, f64)", "_buffer.adopt(An, CPU, f64)"),
         ("piece: threading.RLock()", "threading.RLock()"),
         ("piece: object.__new__(UnifiedArray)", "object.__new__(UnifiedArray)"),
         ("piece: object.__new__(UnifiedBuffer)", "object.__new__(UnifiedBuffer)"),
         ("piece: {CPU: An} (the copies dict)", "{CPU: An}"),
-        ("piece: _array._function(CPU, 'add')", "_array._function(CPU, 'add')"),
-        ("piece: _array.native_on(a, CPU, 'x')", "_array.native_on(a, CPU, 'x')"),
+        ("piece: _dispatch.resolve(CPU, 'add')", "_dispatch.resolve(CPU, 'add')"),
+        ("piece: _dispatch.native_on(a, CPU, 'x')", "_dispatch.native_on(a, CPU, 'x')"),
     ],
     "xp.sum(a) (8,)": [
         ("NumPy: np.sum(An) (the work)", "np.sum(An)"),
         ("+ array-api-compat: hn.sum(An)", "hn.sum(An)"),
-        ("+ wrap: _array._wrap_result(hn.sum(An), CPU, (An,))", "_array._wrap_result(hn.sum(An), CPU, (An,))"),
-        ("full: ua.sum(a) (generated function, fast path)", "ua.sum(a)"),
+        ("+ wrap: _dispatch.wrap_result(hn.sum(An), CPU, (An,))", "_dispatch.wrap_result(hn.sum(An), CPU, (An,))"),
+        ("full: ua.sum(a) (the reduction fast path)", "ua.sum(a)"),
         ("piece: np.add.reduce(An) (the reduction without np.sum's Python layer)", "np.add.reduce(An)"),
         ("piece: np.asarray(S) (0-d array from NumPy's scalar)", "np.asarray(S)"),
-        ("piece: _array._wrap(np.asarray(S), CPU)", "_array._wrap(np.asarray(S), CPU)"),
-        ("piece: _array.native_on(a, CPU, 'sum')", "_array.native_on(a, CPU, 'sum')"),
-        ("piece: _array.dispatch('sum', (a,), {}) (the general path)", "_array.dispatch('sum', (a,), {})"),
+        ("piece: _dispatch.wrap(np.asarray(S), CPU)", "_dispatch.wrap(np.asarray(S), CPU)"),
+        ("piece: _dispatch.native_on(a, CPU, 'sum')", "_dispatch.native_on(a, CPU, 'sum')"),
+        ("piece: _dispatch.call_mixed('sum', (a,)) (the general path)", "_dispatch.call_mixed('sum', (a,))"),
     ],
     "xp.sum(a) (1000, 1000)": [
         ("NumPy: np.sum(Abig) (the work)", "np.sum(Abig)"),
         ("+ array-api-compat: hn.sum(Abig)", "hn.sum(Abig)"),
-        ("+ wrap: _array._wrap_result(hn.sum(Abig), CPU, (Abig,))", "_array._wrap_result(hn.sum(Abig), CPU, (Abig,))"),
+        ("+ wrap: _dispatch.wrap_result(hn.sum(Abig), CPU, (Abig,))", "_dispatch.wrap_result(hn.sum(Abig), CPU, (Abig,))"),
         ("full: ua.sum(abig)", "ua.sum(abig)"),
     ],
     "a[1:3] (8,)": [
@@ -104,16 +104,16 @@ BLOCKS: dict[str, list[tuple[str, str]]] = {
         ("full: a[1:3] (__getitem__)", "a[1:3]"),
         ("piece: object.__new__(UnifiedArray)", "object.__new__(UnifiedArray)"),
         ("piece: CPU in a._buf._valid", "CPU in a._buf._valid"),
-        ("piece: a._view(s13) (the general view path)", "a._view(s13)"),
+        ("piece: _dispatch._view(a, s13) (the general view path)", "_dispatch._view(a, s13)"),
     ],
     "a[1:3, :] (1000, 1000)": [
         ("NumPy: Abig[1:3, :] (the work)", "Abig[k2]"),
         ("NumPy with unifiedarray's key: Abig[(slice(1, 3), slice(None), ...)]", "Abig[k2e]"),
-        ("+ _view: abig._view(k2)", "abig._view(k2)"),
-        ("full: abig[1:3, :] (__getitem__ → _is_basic_key → _view)", "abig[1:3, :]"),
-        ("piece: _array._is_basic_key(k2)", "_array._is_basic_key(k2)"),
-        ("piece: _array._view_key(k2)", "_array._view_key(k2)"),
-        ("piece: _array.native_on(abig, CPU, 'x')", "_array.native_on(abig, CPU, 'x')"),
+        ("+ _view: _dispatch._view(abig, k2)", "_dispatch._view(abig, k2)"),
+        ("full: abig[1:3, :] (__getitem__ → getitem)", "abig[1:3, :]"),
+        ("piece: _views.is_basic_key(k2)", "_views.is_basic_key(k2)"),
+        ("piece: _views.view_key(k2)", "_views.view_key(k2)"),
+        ("piece: _dispatch.native_on(abig, CPU, 'x')", "_dispatch.native_on(abig, CPU, 'x')"),
     ],
     "xp.asarray(list) (8,)": [
         ("NumPy: np.asarray(L) (the work)", "np.asarray(L)"),
@@ -124,7 +124,7 @@ BLOCKS: dict[str, list[tuple[str, str]]] = {
             "piece: backend_for(CPU).check_dtype(f64, CPU, 'asarray')",
             "_creation.backend_for(CPU).check_dtype(f64, CPU, 'asarray')",
         ),
-        ("piece: _array._wrap(An, CPU)", "_array._wrap(An, CPU)"),
+        ("piece: _dispatch.wrap(An, CPU)", "_dispatch.wrap(An, CPU)"),
     ],
     "xp.asarray(list) (1000, 1000)": [
         ("NumPy: np.asarray(LL) (the work)", "np.asarray(LL)"),
