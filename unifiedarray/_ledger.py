@@ -29,6 +29,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
+from ._policy import check_transfer
+
 __all__ = ["TransferLedger", "TransferRecord", "totals", "track_transfers", "transfer"]
 
 
@@ -383,16 +385,6 @@ def _record(record: TransferRecord) -> None:
         ledger._add(record)
 
 
-def _check_transfer(source: str, target: str, nbytes: int, reason: str, explicit: bool) -> None:
-    # The guard lives with placement policy, which imports this module: bind
-    # it on first use (an import statement per move costs more than the rest).
-    global _check_transfer
-    from ._policy import check_transfer
-
-    _check_transfer = check_transfer
-    check_transfer(source, target, nbytes, reason, explicit)
-
-
 class transfer:
     """Wrap one move: check the guard, time the move, record it.
 
@@ -410,7 +402,7 @@ class transfer:
         self, source: str, target: str, nbytes: int, reason: str, explicit: bool = False, guarded: bool = True
     ) -> None:
         if guarded and not explicit:  # explicit moves are always allowed
-            _check_transfer(source, target, nbytes, reason, explicit)
+            check_transfer(source, target, nbytes, reason, explicit)
         self._source, self._target, self._nbytes = source, target, int(nbytes)
         self._reason, self._explicit = reason, explicit
 

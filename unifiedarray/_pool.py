@@ -47,7 +47,7 @@ import numpy as np
 from ._buffer import UnifiedBuffer, _normalize_shape, adopt
 from ._devices import CPU, Device, DeviceLike
 from ._dtypes import as_dtype
-from .backends import backend_for
+from .backends import backend_for, _registry
 
 __all__ = ["MemoryPool", "OutOfMemoryError", "get_memory_pool", "size_class"]
 
@@ -179,18 +179,9 @@ class _SpacePool:
 
     def new_block(self, size: int) -> Any:
         dev = self.device
-        if dev == CPU:
-            if self.pinned:
-                from .backends.cupy_backend import pinned_zeros
-
-                block = pinned_zeros((size,), np.dtype(np.uint8))
-                if block is not None:
-                    return block
+        if dev == CPU and not self.pinned:
             return np.empty(size, np.uint8)
-        import cupy
-
-        with cupy.cuda.Device(dev.index):
-            return cupy.empty(size, np.uint8)
+        return backend_for(dev if dev != CPU else "cuda").empty_block(dev, size)
 
     def trim(self, keep: int = 0) -> int:
         """Free pooled blocks, largest first, until at most ``keep`` bytes
@@ -205,14 +196,7 @@ class _SpacePool:
         if freed and (self.device.kind == "cuda" or self.pinned):
             # The dropped blocks went back to CuPy's own pool, which keeps
             # them: give them back to CUDA too.
-            import cupy
-
-            if self.pinned:
-                cupy.get_default_pinned_memory_pool().free_all_blocks()
-            else:
-                # CuPy's MemoryPool acts on the current GPU's pool only.
-                with cupy.cuda.Device(self.device.index):
-                    cupy.get_default_memory_pool().free_all_blocks()
+            _registry()["cuda"].free_cached(self.device, self.pinned)
         return freed
 
     def stats(self) -> dict[str, Any]:
@@ -522,9 +506,7 @@ class MemoryPool:
             space.trim(0)
             if attempt == 0 and (space.pinned or space.device.kind == "cuda"):
                 # A dropped buffer's asynchronous copy may still hold a block.
-                from .backends.cupy_backend import finish_copies_in_flight
-
-                finish_copies_in_flight()
+                _registry()["cuda"].finish_copies_in_flight()
             if attempt == 0:
                 self._lock.release()
                 try:

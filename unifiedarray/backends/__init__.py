@@ -173,6 +173,19 @@ class Backend:
         """A copy of ``native`` in the same memory space."""
         return native.copy()
 
+    def empty_block(self, device: Device, size: int) -> Any:
+        """``size`` uninitialised bytes on ``device`` for a memory pool's
+        block (pinned host memory from the CUDA backend with ``device`` the
+        host)."""
+        raise NotImplementedError
+
+    def free_cached(self, device: Device, pinned: bool) -> None:
+        """Give this backend's own cached free memory back to the driver."""
+
+    def finish_copies_in_flight(self) -> None:
+        """Wait for this backend's asynchronous copies still in flight (so
+        their memory can be reused)."""
+
     def is_pinned(self, host: np.ndarray) -> bool:
         """Whether a host array is page-locked memory (only CUDA makes it)."""
         return False

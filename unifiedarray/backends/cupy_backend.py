@@ -355,6 +355,28 @@ class CuPyBackend(Backend):
     def is_pinned(self, host: np.ndarray) -> bool:
         return is_pinned(host)
 
+    def empty_block(self, device: Device, size: int) -> Any:
+        import cupy
+
+        if device.kind != "cuda":
+            block = pinned_zeros((size,), np.dtype(np.uint8))
+            return block if block is not None else np.empty(size, np.uint8)
+        with cupy.cuda.Device(device.index):
+            return cupy.empty(size, np.uint8)
+
+    def free_cached(self, device: Device, pinned: bool) -> None:
+        import cupy
+
+        if pinned:
+            cupy.get_default_pinned_memory_pool().free_all_blocks()
+        else:
+            # CuPy's MemoryPool acts on the current GPU's pool only.
+            with cupy.cuda.Device(device.index):
+                cupy.get_default_memory_pool().free_all_blocks()
+
+    def finish_copies_in_flight(self) -> None:
+        finish_copies_in_flight()
+
     def numpy_like(self) -> ModuleType:
         import cupy
 
