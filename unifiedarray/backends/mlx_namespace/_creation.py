@@ -102,28 +102,33 @@ def full(shape: Shape, fill_value: Any, *, dtype: Any = None, device: Any = None
         return mx.full(_shape(shape), value)
 
 
-def _like_dtype(x: Array, dtype: Any) -> Any:
-    return dtype_of(require_array(x, "*_like")) if dtype is None else dtype
+def _like_dtype(x: Array, dtype: Any, op: str) -> Any:
+    require_array(x, op)  # TypeError for anything else, whatever dtype says
+    return dtype_of(x) if dtype is None else dtype
 
 
 def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     """Array API ``zeros_like``."""
-    return zeros(x.shape, dtype=_like_dtype(x, dtype))
+    dt = _like_dtype(x, dtype, "zeros_like")
+    return zeros(x.shape, dtype=dt)
 
 
 def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     """Array API ``ones_like``."""
-    return ones(x.shape, dtype=_like_dtype(x, dtype))
+    dt = _like_dtype(x, dtype, "ones_like")
+    return ones(x.shape, dtype=dt)
 
 
 def empty_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     """Array API ``empty_like``."""
-    return zeros(x.shape, dtype=_like_dtype(x, dtype))
+    dt = _like_dtype(x, dtype, "empty_like")
+    return zeros(x.shape, dtype=dt)
 
 
 def full_like(x: Array, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
     """Array API ``full_like``."""
-    return full(x.shape, fill_value, dtype=_like_dtype(x, dtype))
+    dt = _like_dtype(x, dtype, "full_like")
+    return full(x.shape, fill_value, dtype=dt)
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, device: Any = None) -> Array:

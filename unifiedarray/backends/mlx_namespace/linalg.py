@@ -13,6 +13,16 @@ moves counted.
 
 ``eig`` and ``eigvals`` of real float64 input would give complex128, which
 MLX cannot hold: a ``TypeError``.
+
+Failures are NumPy's ``LinAlgError``, at the call, as on the host: MLX's
+``inv`` and ``solve`` of a singular matrix fail only when the result is
+evaluated (a ``RuntimeError`` at a later read), and its ``cholesky`` of a
+matrix that is not positive definite returns garbage without a word.  So
+``inv``, ``solve`` and ``matrix_power`` with a negative power evaluate their
+result at the call, and ``cholesky`` reads whether any diagonal entry of
+the factor is not positive (LAPACK's ``potrf`` leaves the failing pivot,
+``<= 0``, there).  The cost is in docs/design.md ("Errors: the same class
+on every device").
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ from typing import Any, NamedTuple
 
 import mlx.core as mx
 import numpy as np
+from numpy.linalg import LinAlgError
 
 from ._core import (
     COMPLEX64,
@@ -131,6 +142,18 @@ def _conj_t(x: Array) -> Array:
     return mx.conj(t) if x.dtype == mx.complex64 else t
 
 
+def _evaluated(out: Array, op: str) -> Array:
+    """``out`` evaluated now, MLX's deferred LAPACK failure (a singular
+    matrix) raised as NumPy's ``LinAlgError`` at the call."""
+    try:
+        mx.eval(out)
+    except RuntimeError as exc:
+        if "failed with error code" in str(exc):
+            raise LinAlgError(f"mlx linalg.{op}: Singular matrix") from None
+        raise
+    return out
+
+
 def _eps(dtype: np.dtype) -> float:
     return float(np.finfo(_REAL_OF[dtype]).eps)
 
@@ -147,6 +170,10 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
         low = _on_host("cholesky", np.linalg.cholesky, x)
     else:
         low = mx.linalg.cholesky(x)
+        # MLX ignores potrf's failure flag; the failing pivot (<= 0) is left
+        # on the diagonal.  NaN is not a failure: NumPy returns NaN there too.
+        if builtins.bool(mx.any(mx.diagonal(low, axis1=-2, axis2=-1) <= 0).item()):
+            raise LinAlgError("mlx linalg.cholesky: Matrix is not positive definite")
     return _conj_t(low) if upper else low
 
 
@@ -186,7 +213,7 @@ def inv(x: Array, /) -> Array:
     _square(x, "inv")
     if x.dtype == mx.complex64:
         return _on_host("inv", np.linalg.inv, x)
-    return mx.linalg.inv(x)
+    return _evaluated(mx.linalg.inv(x), "inv")
 
 
 @on_cpu
@@ -300,7 +327,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     if dt == COMPLEX64:
         out = _on_host("solve", np.linalg.solve, a, b)
     else:
-        out = mx.linalg.solve(a, b)
+        out = _evaluated(mx.linalg.solve(a, b), "solve")
     return out[..., 0] if vector else out
 
 
