@@ -163,7 +163,7 @@ def arange(
     if stop is None:
         start, stop = 0, start
     if step == 0:
-        raise ValueError("mlx arange: step must not be zero")
+        raise ZeroDivisionError("mlx arange: step must not be zero")  # NumPy's class
     all_int = all(isinstance(v, (builtins.int, np.integer)) for v in (start, stop, step))
     dt, mdt = _dtype(dtype, DEFAULT_INT if all_int else DEFAULT_FLOAT, "arange")
     if all_int:

@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 
 import mlx.core as mx
 import numpy as np
+from numpy.exceptions import AxisError
 from numpy.linalg import LinAlgError
 
 from ._core import (
@@ -118,13 +119,15 @@ def _inexact(x: Array, op: str) -> Array:
 
 
 def _square(x: Array, op: str) -> None:
+    # LinAlgError, as NumPy raises for these shapes (it subclasses ValueError).
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"mlx linalg.{op}: expected a (stack of) square matrices, got shape {tuple(x.shape)}")
+        raise LinAlgError(f"mlx linalg.{op}: expected a (stack of) square matrices, got shape {tuple(x.shape)}")
 
 
-def _matrices(x: Array, op: str) -> None:
+def _matrices(x: Array, op: str, error: type[Exception] = LinAlgError) -> None:
+    # ``error`` is the class NumPy raises for this function (it varies).
     if x.ndim < 2:
-        raise ValueError(f"mlx linalg.{op}: expected a (stack of) matrices, got shape {tuple(x.shape)}")
+        raise error(f"mlx linalg.{op}: expected a (stack of) matrices, got shape {tuple(x.shape)}")
 
 
 def _on_host(op: str, fn: Callable[..., Any], *arrays: Array, **kw: Any) -> Any:
@@ -336,7 +339,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Array API ``linalg.pinv``: singular values at most ``rtol`` times the
     largest are dropped (default ``max(M, N) * eps``)."""
     x = _inexact(x, "pinv")
-    _matrices(x, "pinv")
+    _matrices(x, "pinv", ValueError if x.ndim == 0 else LinAlgError)
     m, n = x.shape[-2:]
     if m == 0 or n == 0:
         return mx.zeros(tuple(x.shape[:-2]) + (n, m), dtype=x.dtype)
@@ -398,7 +401,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
 def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str | None = "fro") -> Array:
     """Array API ``linalg.matrix_norm`` ('fro', 'nuc', 1, -1, 2, -2, inf, -inf)."""
     x = _inexact(x, "matrix_norm")
-    _matrices(x, "matrix_norm")
+    _matrices(x, "matrix_norm", AxisError)
     a = mx.abs(x)
     if ord == "fro" or ord is None:
         out = mx.sqrt(mx.sum(a * a, axis=(-2, -1)))
@@ -482,7 +485,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """Array API ``linalg.diagonal`` (of the last two axes)."""
     require_array(x, "diagonal")
-    _matrices(x, "diagonal")
+    _matrices(x, "diagonal", ValueError)
     return mx.diagonal(x, offset=operator.index(offset), axis1=-2, axis2=-1)
 
 
@@ -502,7 +505,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     """Array API ``linalg.trace`` (the dtype rules of ``sum``)."""
     require_array(x, "trace")
-    _matrices(x, "trace")
+    _matrices(x, "trace", ValueError)
     out = result_dtype("sum", x, dtype=dtype)
     check_holdable("linalg.trace", out)
     d = mx.diagonal(x, offset=operator.index(offset), axis1=-2, axis2=-1)
