@@ -285,8 +285,11 @@ def take(x: Array, indices: Any, /, *, axis: int | None = None) -> Array:
         indices = mx.array(i, dtype=mx.int64)
     if dtype_of(indices).kind not in _INTEGER_KINDS:
         raise TypeError("mlx take: indices must have an integer dtype")
-    (indices,) = checked_indices([(indices, n, ax)], "take")
-    if n == 0 or indices.size == 0:
+    if all(x.shape[:ax]):
+        # NumPy's take checks the indices once per position on the axes
+        # before ``axis``: never when one of those is empty.
+        (indices,) = checked_indices([(indices, n, ax)], "take")
+    if x.size == 0 or indices.size == 0:
         shape = list(x.shape)
         shape[ax : ax + 1] = list(indices.shape)
         return mx.zeros(shape, dtype=x.dtype)
