@@ -550,7 +550,7 @@ def test_manipulation(device: str) -> None:
             ("reshape", (x, (-1,)), {}), ("permute_dims", (x, tuple(reversed(range(x.ndim)))), {}),
             ("expand_dims", (x,), {"axis": 0}), ("roll", (x, 1), {"axis": axis}), ("repeat", (x, 2), {"axis": axis}),
             ("tile", (x, (2,) + (1,) * (x.ndim - 1)), {}), ("moveaxis", (x, 0, -1), {}),
-            ("broadcast_to", (x, (2,) + x.shape), {}), ("flip", (x,), {}),
+            ("broadcast_to", (x, (2, *x.shape)), {}), ("flip", (x,), {}),
         ]:  # fmt: skip
             run_both(path, args, kwargs, device)
         got = ua.concat([ours(x, device), ours(x, device)], axis=axis)
