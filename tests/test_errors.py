@@ -172,6 +172,9 @@ CASES: dict[str, tuple[type[BaseException], Callable[[Any, Maker], Any]]] = {
     "take 2**70": (OverflowError, lambda xp, A: xp.take(A([1.0, 2, 3]), 2**70)),
     "take -2**70": (OverflowError, lambda xp, A: xp.take(A([1.0, 2, 3]), -(2**70))),
     "take [2**70]": (OverflowError, lambda xp, A: xp.take(A([1.0, 2, 3]), [2**70])),
+    "take [1.5]": (TypeError, lambda xp, A: xp.take(A([1.0, 2, 3]), [1.5])),
+    "take list out of range": (IndexError, lambda xp, A: xp.take(A([1.0, 2, 3]), [0, -4])),
+    "take int out of range": (IndexError, lambda xp, A: xp.take(A([1.0, 2, 3]), 3)),
     # other shapes and values
     "argmax of nothing": (ValueError, lambda xp, A: xp.argmax(A(np.zeros((3, 0))), axis=1)),
     "mask selects fewer values": (
@@ -204,7 +207,7 @@ CASES: dict[str, tuple[type[BaseException], Callable[[Any, Maker], Any]]] = {
 HOST_WRONG_TODAY = {
     "astype complex64 to float32", "astype complex64 to int32", "take without axis of a matrix", "max of complex",
     "clip of complex", "qr mode r", "outer of matrices", "cross of 2-vectors", "nonzero(None)", "sum(None)",
-    "take(None, ...)", "matmul(x, None)", "linalg.inv('a')", "permute_dims",
+    "take(None, ...)", "matmul(x, None)", "linalg.inv('a')", "permute_dims", "take [1.5]",
 }  # fmt: skip
 #: Cases where the UnifiedArray layer in front of the MLX namespace (the
 #: lead's dispatch) raises AttributeError before the namespace is reached;

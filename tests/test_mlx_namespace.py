@@ -1009,6 +1009,25 @@ def test_integer_array_indices_are_checked_as_numpy_checks_them() -> None:
     assert ns.take(x, mx.array([], dtype=mx.int64)).shape == (0,)
     assert ns.getitem(mx.zeros((2, 0)), mx.array([1])).shape == (1, 0)
     assert ns.take(x, 2).item() == 3 and ns.take(x, -3).item() == 1
+    # Indices given as host data are checked on the host (no device read).
+    assert ns.take(x, [-1, 0]).tolist() == [3, 1]
+    assert ns.getitem(x, [-1, -3]).tolist() == [3, 1]
+    assert ns.getitem(long, np.array([-1, -128], dtype=np.int8)).tolist() == [299, 172]
+    for bad in ([3], [-4], np.array([0, 5])):
+        with pytest.raises(IndexError):
+            ns.getitem(x, bad)
+        with pytest.raises(IndexError):
+            ns.take(x, bad)
+        with pytest.raises(IndexError):
+            ns.setitem(x, bad, 0)
+    for bad in (3, -4):
+        with pytest.raises(IndexError):
+            ns.take(x, bad)
+    with pytest.raises(IndexError):
+        ns.getitem(x, [1.5])  # NumPy's class; [2**70] (an object array) too
+    with pytest.raises(IndexError):
+        ns.getitem(x, [2**70])
+    assert x.tolist() == [1, 2, 3]
 
 
 def test_take_of_a_huge_python_int_is_numpys_overflow_error() -> None:

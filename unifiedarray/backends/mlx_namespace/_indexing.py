@@ -63,8 +63,18 @@ def _as_key_tuple(key: Any) -> tuple:
     out = []
     for k in items:
         if isinstance(k, (list, np.ndarray)):
-            # An index given as host data moves to MLX: a counted move too.
-            k = from_host(np.asarray(k), "mlx indexing: host index array")
+            host = np.asarray(k)
+            if host.size == 0 and host.dtype.kind == "f":
+                host = host.astype(np.int64)  # x[[]], as NumPy reads it
+            if host.dtype.kind not in "iub":
+                # NumPy's class for [1.5] and for [2**70] (an object array).
+                raise IndexError("mlx indexing: arrays used as indices must be of integer or boolean type")
+            if host.dtype.kind in _INTEGER_KINDS:
+                # Checked on the host (no device read) in _prepare, then moved.
+                k = host
+            else:
+                # An index given as host data moves to MLX: a counted move too.
+                k = from_host(host, "mlx indexing: host index array")
         elif isinstance(k, np.generic) and not isinstance(k, np.bool_):
             k = operator.index(k)
         elif isinstance(k, np.bool_):
@@ -108,6 +118,8 @@ def _check_key(shape: tuple[int, ...], key: tuple, op: str) -> list[int | None]:
         elif isinstance(k, slice):
             if k.step == 0:
                 raise ValueError(f"mlx {op}: slice step cannot be zero")
+        elif isinstance(k, np.ndarray):
+            pass  # an integer index given as host data: checked in _prepare
         elif is_array(k):
             if k.dtype == mx.bool_:
                 # The standard lets a mask dimension be 0 whatever the array's size.
@@ -128,14 +140,31 @@ def _check_key(shape: tuple[int, ...], key: tuple, op: str) -> list[int | None]:
 def _prepare(x: Array, key: Any, op: str) -> tuple[tuple, list[int | None]]:
     tkey = _as_key_tuple(key)
     axes = _check_key(tuple(x.shape), tkey, op)
-    arrays = [i for i, k in enumerate(tkey) if is_array(k) and k.dtype != mx.bool_]
-    if not arrays:
-        return tkey, axes
-    checked = checked_indices([(tkey[i], x.shape[axes[i]], axes[i]) for i in arrays], op)  # type: ignore[index]
     fixed = list(tkey)
-    for i, k in zip(arrays, checked):
-        fixed[i] = k
+    for i, k in enumerate(tkey):
+        if isinstance(k, np.ndarray):
+            ax = axes[i]
+            assert ax is not None
+            fixed[i] = _upload_checked(k, x.shape[ax], ax, op)
+    arrays = [i for i, k in enumerate(tkey) if is_array(k) and k.dtype != mx.bool_]
+    if arrays:
+        checked = checked_indices([(tkey[i], x.shape[axes[i]], axes[i]) for i in arrays], op)  # type: ignore[index]
+        for i, k in zip(arrays, checked):
+            fixed[i] = k
     return tuple(fixed), axes
+
+
+def _upload_checked(host: np.ndarray, n: int, axis: int, op: str) -> Array:
+    """An integer index given as host data: checked there (no device read),
+    negatives counted from the end, then moved to MLX (counted)."""
+    if host.size:
+        lo, hi = int(host.min()), int(host.max())
+        for bad in (hi, lo):
+            if not -n <= bad < n:
+                raise IndexError(f"mlx {op}: index {bad} is out of bounds for axis {axis} with size {n}")
+        if lo < 0:
+            host = np.where(host < 0, host.astype(np.int64) + n, host)
+    return from_host(host, "mlx indexing: host index array")
 
 
 def _expand_masks(key: tuple, reason: str) -> tuple:
@@ -272,8 +301,16 @@ def take(x: Array, indices: Any, /, *, axis: int | None = None) -> Array:
         x = x.reshape(-1)
     ax = normalize_axis(axis, x.ndim, "take")
     n = x.shape[ax]
+    checked = False
     if isinstance(indices, (list, tuple, np.ndarray)):
-        indices = from_host(np.asarray(indices, dtype=np.int64), "mlx indexing: host index array")
+        host = np.asarray(indices)
+        if host.dtype.kind == "f" and host.size:
+            raise TypeError(f"mlx take: indices must be integers, got {host.dtype.name}")  # NumPy's class
+        if host.dtype.kind not in _INTEGER_KINDS:
+            host = np.asarray(indices, dtype=np.int64)  # [], [True] and [2**70] (OverflowError) as NumPy reads them
+        reason = "mlx indexing: host index array"
+        indices = _upload_checked(host, n, ax, "take") if all(x.shape[:ax]) else from_host(host, reason)
+        checked = True
     elif not is_array(indices):
         try:
             i = operator.index(indices)
@@ -282,10 +319,13 @@ def take(x: Array, indices: Any, /, *, axis: int | None = None) -> Array:
         if not _INT64_MIN <= i <= _INT64_MAX:
             # What NumPy raises for the same call (MLX: std::bad_cast).
             raise OverflowError(f"mlx take: Python int {i} too large to convert to an index")
-        indices = mx.array(i, dtype=mx.int64)
+        if all(x.shape[:ax]) and not -n <= i < n:
+            raise IndexError(f"mlx take: index {i} is out of bounds for axis {ax} with size {n}")
+        indices = mx.array(i + n if i < 0 else i, dtype=mx.int64)
+        checked = True
     if dtype_of(indices).kind not in _INTEGER_KINDS:
         raise TypeError("mlx take: indices must have an integer dtype")
-    if all(x.shape[:ax]):
+    if all(x.shape[:ax]) and not checked:
         # NumPy's take checks the indices once per position on the axes
         # before ``axis``: never when one of those is empty.
         (indices,) = checked_indices([(indices, n, ax)], "take")
