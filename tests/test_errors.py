@@ -172,6 +172,14 @@ CASES: dict[str, tuple[type[BaseException], Callable[[Any, Maker], Any]]] = {
     "take 2**70": (OverflowError, lambda xp, A: xp.take(A([1.0, 2, 3]), 2**70)),
     "take -2**70": (OverflowError, lambda xp, A: xp.take(A([1.0, 2, 3]), -(2**70))),
     "take [2**70]": (OverflowError, lambda xp, A: xp.take(A([1.0, 2, 3]), [2**70])),
+    "searchsorted sorter out of range": (
+        ValueError,
+        lambda xp, A: xp.searchsorted(A([1.0, 2, 3]), A([2.5]), sorter=A([0, 1, 7])),
+    ),
+    "searchsorted sorter too short": (
+        ValueError,
+        lambda xp, A: xp.searchsorted(A([1.0, 2, 3]), A([2.5]), sorter=A([0, 1])),
+    ),
     "take [1.5]": (TypeError, lambda xp, A: xp.take(A([1.0, 2, 3]), [1.5])),
     "take list out of range": (IndexError, lambda xp, A: xp.take(A([1.0, 2, 3]), [0, -4])),
     "take int out of range": (IndexError, lambda xp, A: xp.take(A([1.0, 2, 3]), 3)),

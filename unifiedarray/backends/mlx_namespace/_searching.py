@@ -148,7 +148,17 @@ def searchsorted(
     if side not in ("left", "right"):
         raise ValueError("mlx searchsorted: side must be 'left' or 'right'")
     if sorter is not None:
-        x1 = mx.take(x1, require_array(sorter, "searchsorted").astype(_MX_INDEX))
+        sorter = require_array(sorter, "searchsorted")
+        if tuple(sorter.shape) != tuple(x1.shape):
+            raise ValueError("mlx searchsorted: sorter.size must equal x1.size")
+        if sorter.size:
+            # MLX's take would clamp; NumPy raises ValueError for a sorter
+            # index outside [0, n) (one read of the sorter's min and max).
+            lo, hi = mx.min(sorter), mx.max(sorter)
+            mx.eval(lo, hi)
+            if int(lo.item()) < 0 or int(hi.item()) >= x1.shape[0]:
+                raise ValueError("mlx searchsorted: Sorter index out of range.")
+        x1 = mx.take(x1, sorter.astype(_MX_INDEX))
     dt = common_dtype(x1, x2)
     check_holdable("searchsorted", dt)
     with cpu_if(dt):
