@@ -547,3 +547,17 @@ def test_no_crash_in_a_child_process(name: str) -> None:
     code += textwrap.dedent(CRASHES[name])
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{name}: exit {done.returncode}\n{done.stderr[-2000:]}"
+
+
+def test_a_refused_write_changes_nothing_on_any_copy() -> None:
+    """The index check runs before MLX's scatter: nothing is written, and
+    both the MLX copy and the host copy still read the old values."""
+    for key in ([0, 7], ua.asarray([0, -4], device="mlx"), (ua.asarray([3], device="mlx"),)):
+        x = ua.asarray([1.0, 2.0, 3.0], device="mlx")
+        np.asarray(x)  # the host copy is current too
+        with pytest.raises(IndexError):
+            x[key] = 5.0
+        assert np.asarray(x).tolist() == [1.0, 2.0, 3.0]
+        assert np.asarray(x.to_device("cpu")).tolist() == [1.0, 2.0, 3.0]
+        x[ua.asarray([0, -1], device="mlx")] = 9.0  # and the array still takes writes
+        assert np.asarray(x).tolist() == [9.0, 2.0, 9.0]
