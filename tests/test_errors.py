@@ -180,6 +180,17 @@ CASES: dict[str, tuple[type[BaseException], Callable[[Any, Maker], Any]]] = {
         ValueError,
         lambda xp, A: xp.searchsorted(A([1.0, 2, 3]), A([2.5]), sorter=A([0, 1])),
     ),
+    "repeat 2**70": (OverflowError, lambda xp, A: xp.repeat(A([1.0, 2]), 2**70)),
+    "tile 2**70": (OverflowError, lambda xp, A: xp.tile(A([1.0, 2]), (2**70,))),
+    "tril k=2**70": (OverflowError, lambda xp, A: xp.tril(A(np.ones((2, 2))), k=2**70)),
+    "diagonal offset=2**70": (OverflowError, lambda xp, A: xp.linalg.diagonal(A(np.ones((2, 2))), offset=2**70)),
+    "trace offset=2**70": (OverflowError, lambda xp, A: xp.linalg.trace(A(np.ones((2, 2))), offset=2**70)),
+    "zeros 2**70": (ValueError, lambda xp, A: xp.zeros((2**70,), device=A(0).device)),
+    "zeros too big": (ValueError, lambda xp, A: xp.zeros((2**40, 2**40), device=A(0).device)),
+    "eye 2**70": (ValueError, lambda xp, A: xp.eye(2**70, device=A(0).device)),
+    "arange 2**70": (ValueError, lambda xp, A: xp.arange(2**70, device=A(0).device)),
+    "linspace num=2**70": (ValueError, lambda xp, A: xp.linspace(0, 1, 2**70, device=A(0).device)),
+    "fft n=2**70": (ValueError, lambda xp, A: xp.fft.fft(A([1.0, 2.0], "complex64"), n=2**70)),
     "take [1.5]": (TypeError, lambda xp, A: xp.take(A([1.0, 2, 3]), [1.5])),
     "take list out of range": (IndexError, lambda xp, A: xp.take(A([1.0, 2, 3]), [0, -4])),
     "take int out of range": (IndexError, lambda xp, A: xp.take(A([1.0, 2, 3]), 3)),
@@ -481,7 +492,7 @@ def test_writes_into_empty_arrays_do_nothing_and_still_check() -> None:
             x[ua.asarray([2], device=device)] = 1.0
 
 
-# -- what used to kill the process, each in a child process -------------------------------------
+# -- what used to kill (or hang) the process, each in a child process -------------------------------------
 
 CRASHES = {
     "scatter into a zero-size array (SIGFPE)": """
@@ -529,6 +540,11 @@ CRASHES = {
         expect(IndexError, lambda: xp.take(z, xp.asarray([0], device="mlx"), axis=1))
         expect(IndexError, lambda: xp.take_along_axis(z, i, axis=1))
         assert np.asarray(xp.argmax(xp.zeros((3, 0), device="mlx"), axis=0)).shape == (0,)
+    """,
+    "diff with a huge n (looped 2**40 times)": """
+        d = xp.diff(xp.asarray([1.0, 2.0, 4.0], device="mlx"), n=2**40)
+        assert np.asarray(d).shape == (0,)
+        assert np.asarray(xp.diff(xp.asarray([1, 2, 4], device="mlx"), n=2)).tolist() == [1]
     """,
     "singular inv and solve, read later": """
         s = xp.asarray([[1.0, 2.0], [2.0, 4.0]], device="mlx")

@@ -228,6 +228,16 @@ def cast(x: Any, dtype: np.dtype, op: str = "") -> Array:
     return scalar(x, dtype, op)
 
 
+def c_long(value: Any, op: str) -> int:
+    """``value`` as a Python int that fits NumPy's C ``long``: a huge one
+    is NumPy's ``OverflowError`` (MLX would raise ``TypeError`` or
+    ``RuntimeError: std::bad_cast``)."""
+    v = operator.index(value)
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        raise OverflowError(f"mlx {op}: Python int too large to convert to C long")
+    return v
+
+
 def fresh(x: Array) -> Array:
     """A new handle on ``x``'s value: MLX's in-place ``a[k] = v`` rebinds
     one handle only, so a function must never hand back its input object."""

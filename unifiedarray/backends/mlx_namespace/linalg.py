@@ -43,6 +43,7 @@ from ._core import (
     FLOAT32,
     FLOAT64,
     Array,
+    c_long,
     cast,
     check_holdable,
     common_dtype,
@@ -486,7 +487,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """Array API ``linalg.diagonal`` (of the last two axes)."""
     require_array(x, "diagonal")
     _matrices(x, "diagonal", ValueError)
-    return mx.diagonal(x, offset=operator.index(offset), axis1=-2, axis2=-1)
+    return mx.diagonal(x, offset=c_long(offset, "linalg.diagonal"), axis1=-2, axis2=-1)
 
 
 @on_cpu
@@ -508,7 +509,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     _matrices(x, "trace", ValueError)
     out = result_dtype("sum", x, dtype=dtype)
     check_holdable("linalg.trace", out)
-    d = mx.diagonal(x, offset=operator.index(offset), axis1=-2, axis2=-1)
+    d = mx.diagonal(x, offset=c_long(offset, "linalg.diagonal"), axis1=-2, axis2=-1)
     if d.size == 0:
         # MLX (0.32) spins forever summing an empty diagonal of a stack of
         # matrices: the trace of an empty diagonal is 0, written directly.
