@@ -971,10 +971,74 @@ def test_take(data: st.DataObject) -> None:
     )
 
 
-def test_take_bounds_are_memory_safe() -> None:
-    # Out-of-bounds is unspecified, but must never read outside the array.
+def test_integer_array_indices_are_checked_as_numpy_checks_them() -> None:
+    # MLX clamps an out-of-range gather or scatter index (a read gives the
+    # last element, a write lands on it); NumPy raises IndexError at the call.
     x = mx.array([1, 2, 3])
-    assert ns.take(x, mx.array([5, -7])).tolist() == [3, 1]
+    n = np.array([1, 2, 3])
+    for bad in ([5], [-4], [0, 3], [-7, 5]):
+        for call in (
+            lambda k: ns.take(x, k),
+            lambda k: ns.getitem(x, k),
+            lambda k: ns.setitem(x, k, 9),
+            lambda k: ns.take_along_axis(x, k, axis=0),
+        ):
+            with pytest.raises(IndexError):
+                call(mx.array(bad))
+            with pytest.raises(IndexError):
+                n[np.array(bad)]
+    assert x.tolist() == [1, 2, 3]  # nothing written by a refused scatter
+    # In range, negatives count from the end, in every index dtype.
+    for dt in (mx.int8, mx.int16, mx.int32, mx.int64, mx.uint8, mx.uint64):
+        k = mx.array([2, 0] if dt in (mx.uint8, mx.uint64) else [-1, -3, 2], dtype=dt)
+        expected = n[np.array(k)].tolist()
+        assert ns.take(x, k).tolist() == expected
+        assert ns.getitem(x, k).tolist() == expected
+    # -1 + 300 in int8 would wrap: the wrap is computed in int64.
+    long = mx.arange(300)
+    assert ns.getitem(long, mx.array([-1, -128], dtype=mx.int8)).tolist() == [299, 172]
+    with pytest.raises(IndexError):
+        ns.getitem(x, mx.array([2**40], dtype=mx.uint64))
+    with pytest.raises(IndexError):
+        ns.getitem(mx.zeros((2, 3)), (slice(None), mx.array([3])))
+    with pytest.raises(IndexError):
+        ns.take(mx.zeros((2, 0)), mx.array([0]), axis=1)
+    with pytest.raises(IndexError):
+        ns.take_along_axis(mx.zeros((2, 0)), mx.zeros((2, 1), dtype=mx.int64), axis=1)
+    # The index is read once, whatever its size; empty indices are not read.
+    assert ns.take(x, mx.array([], dtype=mx.int64)).shape == (0,)
+    assert ns.getitem(mx.zeros((2, 0)), mx.array([1])).shape == (1, 0)
+    assert ns.take(x, 2).item() == 3 and ns.take(x, -3).item() == 1
+    # Indices given as host data are checked on the host (no device read).
+    assert ns.take(x, [-1, 0]).tolist() == [3, 1]
+    assert ns.getitem(x, [-1, -3]).tolist() == [3, 1]
+    assert ns.getitem(long, np.array([-1, -128], dtype=np.int8)).tolist() == [299, 172]
+    for bad in ([3], [-4], np.array([0, 5])):
+        with pytest.raises(IndexError):
+            ns.getitem(x, bad)
+        with pytest.raises(IndexError):
+            ns.take(x, bad)
+        with pytest.raises(IndexError):
+            ns.setitem(x, bad, 0)
+    for bad in (3, -4):
+        with pytest.raises(IndexError):
+            ns.take(x, bad)
+    with pytest.raises(IndexError):
+        ns.getitem(x, [1.5])  # NumPy's class; [2**70] (an object array) too
+    with pytest.raises(IndexError):
+        ns.getitem(x, [2**70])
+    assert x.tolist() == [1, 2, 3]
+
+
+def test_take_of_a_huge_python_int_is_numpys_overflow_error() -> None:
+    x = mx.array([1, 2, 3])
+    for big in (2**70, -(2**70)):
+        with pytest.raises(OverflowError):
+            np.take(np.array([1, 2, 3]), big)
+        with pytest.raises(OverflowError):  # MLX itself raises RuntimeError: std::bad_cast
+            ns.take(x, big)
+    with pytest.raises(IndexError):
+        ns.take(x, 2**40)
 
 
 # -- linear algebra ----------------------------------------------------------------------------

@@ -38,6 +38,16 @@ zero; shift counts past the width; no bounds checks on indices; ``sum`` and
 ``mean`` promoting to 32-bit types; reductions over empty arrays made from
 NumPy data returning garbage or never returning.
 
+Errors are the host's (NumPy's) classes, raised at the call: integer-array
+indices and ``searchsorted``'s sorter are checked (MLX clamps them), a
+singular ``inv``/``solve`` is ``LinAlgError`` (MLX: ``RuntimeError`` at a
+later read), ``cholesky`` of a non-positive-definite matrix is
+``LinAlgError`` (MLX: garbage), integers to negative powers are
+``ValueError`` (MLX: 0), axes out of range are ``AxisError``, and a scatter
+into an array with no elements (SIGFPE in MLX) is checked and skipped.
+What each check costs is in docs/design.md ("Errors: the same class on
+every device").
+
 Written against MLX 0.32.4 (it uses ``mx.searchsorted`` and ``mx.view``).
 """
 

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import array_api_compat.numpy as _compat
 import mlx.core as mx
 import numpy as np
+from numpy.exceptions import AxisError
 
 from ..._ledger import transfer
 
@@ -227,6 +228,16 @@ def cast(x: Any, dtype: np.dtype, op: str = "") -> Array:
     return scalar(x, dtype, op)
 
 
+def c_long(value: Any, op: str) -> int:
+    """``value`` as a Python int that fits NumPy's C ``long``: a huge one
+    is NumPy's ``OverflowError`` (MLX would raise ``TypeError`` or
+    ``RuntimeError: std::bad_cast``)."""
+    v = operator.index(value)
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        raise OverflowError(f"mlx {op}: Python int too large to convert to C long")
+    return v
+
+
 def fresh(x: Array) -> Array:
     """A new handle on ``x``'s value: MLX's in-place ``a[k] = v`` rebinds
     one handle only, so a function must never hand back its input object."""
@@ -254,8 +265,10 @@ def native_empty(x: Array) -> Array:
 def _clean(a: Any) -> Any:
     if type(a) is mx.array:
         return native_empty(a)
-    if type(a) in (list, tuple) and a and builtins.any(type(i) is mx.array for i in a):
-        return type(a)(_clean(i) for i in a)
+    if isinstance(a, (list, tuple)) and a and builtins.any(type(i) is mx.array for i in a):
+        cleaned = [_clean(i) for i in a]
+        # Any other sequence (a named tuple of arrays) arrives as a list.
+        return tuple(cleaned) if type(a) is tuple else cleaned
     return a
 
 
@@ -364,9 +377,18 @@ def on_cpu(fn: F) -> F:
 
 
 def normalize_axis(axis: int, ndim: int, op: str = "") -> int:
-    axis = operator.index(axis)
+    """``axis`` as a non-negative axis of an ``ndim``-dimensional array.
+
+    Out of range is NumPy's ``AxisError`` (a subclass of both ``IndexError``,
+    which the standard asks for, and ``ValueError``), so that the same
+    program raises the same class on the host and on MLX.
+    """
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"mlx {op}: axis must be an integer, got {type(axis).__name__}") from None
     if not -ndim <= axis < ndim:
-        raise IndexError(f"mlx {op}: axis {axis} is out of bounds for an array of {ndim} dimensions")
+        raise AxisError(axis, ndim, f"mlx {op}" if op else None)
     return axis % ndim if ndim else 0
 
 
@@ -377,7 +399,44 @@ def normalize_axes(axis: int | Sequence[int] | None, ndim: int, op: str = "") ->
         return tuple(range(ndim))
     if isinstance(axis, (builtins.int, np.integer)):
         return (normalize_axis(axis, ndim, op),)
+    if not isinstance(axis, (tuple, list)):
+        raise TypeError(f"mlx {op}: axis must be None, an integer or a tuple of integers, got {type(axis).__name__}")
     out = tuple(normalize_axis(a, ndim, op) for a in axis)
     if len(set(out)) != len(out):
         raise ValueError(f"mlx {op}: repeated axis in {tuple(axis)}")
     return tuple(sorted(out))
+
+
+# -- index bounds ---------------------------------------------------------------------------
+# MLX's gathers and scatters clamp an out-of-range index (a read returns the
+# last element, a write lands on it); NumPy raises IndexError at the call.
+# The check reads each index array's min and max (one evaluation for all
+# index arrays of a call: see docs/design.md, "Errors: the same class on
+# every device", for what it costs).
+
+
+def checked_indices(items: Sequence[tuple[Array, int, int]], op: str) -> list[Array]:
+    """Each ``(k, n, axis)``: the integer index array ``k`` for an axis of
+    size ``n``, checked (``IndexError`` unless ``-n <= k < n``, NumPy's
+    message) and with negative entries counted from the end."""
+    extremes = [(mx.min(k), mx.max(k)) for k, _, _ in items if k.size]
+    if extremes:
+        mx.eval(*(e for pair in extremes for e in pair))
+    found = iter(extremes)
+    out = []
+    for k, n, axis in items:
+        if not k.size:
+            out.append(k)
+            continue
+        lo_a, hi_a = next(found)
+        lo, hi = builtins.int(lo_a.item()), builtins.int(hi_a.item())
+        for bad in (hi, lo):
+            if not -n <= bad < n:
+                where = f"mlx {op}: " if op else ""
+                raise IndexError(f"{where}index {bad} is out of bounds for axis {axis} with size {n}")
+        if lo < 0:
+            # In int64: k + n in a narrow dtype could wrap.
+            k = k.astype(mx.int64)
+            k = mx.where(k < 0, k + n, k)
+        out.append(k)
+    return out

@@ -25,6 +25,7 @@ from ._core import (
     FLOAT64,
     Array,
     as_np_dtype,
+    c_long,
     cast,
     check_holdable,
     common_dtype,
@@ -40,6 +41,7 @@ from ._core import (
 )
 
 Shape = Union[int, Sequence[int]]
+_INT64_MAX = int(np.iinfo(np.int64).max)
 
 
 def _shape(shape: Shape) -> tuple[int, ...]:
@@ -48,6 +50,8 @@ def _shape(shape: Shape) -> tuple[int, ...]:
     out = tuple(operator.index(s) for s in shape)
     if any(s < 0 for s in out):
         raise ValueError(f"mlx: negative dimensions are not allowed: {out}")
+    if any(s > _INT64_MAX for s in out) or math.prod(out) > _INT64_MAX:
+        raise ValueError(f"mlx: array is too big: {out}")  # NumPy's class (MLX: std::bad_cast)
     return out
 
 
@@ -102,36 +106,40 @@ def full(shape: Shape, fill_value: Any, *, dtype: Any = None, device: Any = None
         return mx.full(_shape(shape), value)
 
 
-def _like_dtype(x: Array, dtype: Any) -> Any:
-    return dtype_of(require_array(x, "*_like")) if dtype is None else dtype
+def _like_dtype(x: Array, dtype: Any, op: str) -> Any:
+    require_array(x, op)  # TypeError for anything else, whatever dtype says
+    return dtype_of(x) if dtype is None else dtype
 
 
 def zeros_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     """Array API ``zeros_like``."""
-    return zeros(x.shape, dtype=_like_dtype(x, dtype))
+    dt = _like_dtype(x, dtype, "zeros_like")
+    return zeros(x.shape, dtype=dt)
 
 
 def ones_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     """Array API ``ones_like``."""
-    return ones(x.shape, dtype=_like_dtype(x, dtype))
+    dt = _like_dtype(x, dtype, "ones_like")
+    return ones(x.shape, dtype=dt)
 
 
 def empty_like(x: Array, /, *, dtype: Any = None, device: Any = None) -> Array:
     """Array API ``empty_like``."""
-    return zeros(x.shape, dtype=_like_dtype(x, dtype))
+    dt = _like_dtype(x, dtype, "empty_like")
+    return zeros(x.shape, dtype=dt)
 
 
 def full_like(x: Array, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Array:
     """Array API ``full_like``."""
-    return full(x.shape, fill_value, dtype=_like_dtype(x, dtype))
+    dt = _like_dtype(x, dtype, "full_like")
+    return full(x.shape, fill_value, dtype=dt)
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None, device: Any = None) -> Array:
     """Array API ``eye``."""
     dt, mdt = _dtype(dtype, DEFAULT_FLOAT, "eye")
-    n = operator.index(n_rows)
-    m = n if n_cols is None else operator.index(n_cols)
-    k = operator.index(k)
+    n, m = _shape((n_rows, n_rows if n_cols is None else n_cols))
+    k = c_long(k, "eye")
     with cpu_if(dt):
         if n == 0 or m == 0 or k >= m or -k >= n:
             # No diagonal inside the matrix (and MLX's k is a C int: a huge k
@@ -158,13 +166,15 @@ def arange(
     if stop is None:
         start, stop = 0, start
     if step == 0:
-        raise ValueError("mlx arange: step must not be zero")
+        raise ZeroDivisionError("mlx arange: step must not be zero")  # NumPy's class
     all_int = all(isinstance(v, (builtins.int, np.integer)) for v in (start, stop, step))
     dt, mdt = _dtype(dtype, DEFAULT_INT if all_int else DEFAULT_FLOAT, "arange")
     if all_int:
         n = builtins.max(0, -((start - stop) // step))  # exact ceil for ints
     else:
         n = builtins.max(0, math.ceil((stop - start) / step))
+    if n > _INT64_MAX:
+        raise ValueError(f"mlx arange: {n} elements is more than an array can hold")  # NumPy's class
     with cpu_if(dt, FLOAT64):
         if n == 0:
             return mx.zeros((0,), dtype=mdt)
@@ -190,6 +200,8 @@ def linspace(
     in float64 or complex64, the last element set to ``stop`` when
     ``endpoint``), then cast to ``dtype``."""
     num = operator.index(num)
+    if num > _INT64_MAX:
+        raise ValueError("mlx linspace: num is too large")  # NumPy's class
     if num < 0:
         raise ValueError("mlx linspace: num must be non-negative")
     is_complex = isinstance(start, (complex, np.complexfloating)) or isinstance(stop, (complex, np.complexfloating))
@@ -227,6 +239,7 @@ def triu(x: Array, /, *, k: int = 0) -> Array:
 
 def _tri(x: Array, k: int, lower: bool) -> Array:
     require_array(x, "tril" if lower else "triu")
+    k = c_long(k, "tril" if lower else "triu")
     if x.ndim < 2:
         raise ValueError("mlx tril/triu: x must have at least 2 dimensions")
     n, m = x.shape[-2:]

@@ -534,6 +534,30 @@ for _name, _impl2 in BINARY.items():
     FUNCTIONS[_name] = _make_binary(_name, _impl2)
 del _name, _impl, _impl2
 
+_INTEGER_RESULTS = (mx.int8, mx.int16, mx.int32, mx.int64, mx.uint8, mx.uint16, mx.uint32, mx.uint64)
+
+
+def _integer_pow(generated: Callable[[Any, Any], Array]) -> Callable[[Any, Any], Array]:
+    def pow(x1: Any, x2: Any, /) -> Array:
+        out = generated(x1, x2)
+        if out.dtype in _INTEGER_RESULTS:
+            # MLX gives 0 (or garbage) for an integer to a negative integer
+            # power; NumPy raises ValueError at the call.  A Python int costs
+            # nothing to check; an array exponent costs a read of any(x2 < 0).
+            if is_array(x2):
+                negative = x2.size and dtype_of(x2).kind == "i" and bool(mx.any(x2 < 0).item())
+            else:
+                negative = x2 < 0
+            if negative:
+                raise ValueError("mlx pow: Integers to negative integer powers are not allowed.")
+        return out
+
+    pow.__doc__ = generated.__doc__
+    return pow
+
+
+FUNCTIONS["pow"] = _integer_pow(FUNCTIONS["pow"])
+
 
 def clip(x: Array, /, min: Any | None = None, max: Any | None = None) -> Array:
     """Array API ``clip``: the result keeps ``x``'s dtype; NaN in ``x``,

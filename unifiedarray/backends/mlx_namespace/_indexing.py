@@ -1,10 +1,17 @@
 """Indexing: ``getitem``, ``setitem``, ``take`` and ``take_along_axis``.
 
 MLX does not check bounds: ``x[5]`` on a 2-row array reads whatever memory
-follows.  Python integers are therefore checked here (``IndexError``, as
-the standard requires), and integer-array indices, whose out-of-bounds
-behaviour the standard leaves unspecified, are wrapped from the end and then
-clamped into range, so that no index ever reaches outside the array.
+follows, and an integer-array index out of range is clamped (a read gives
+the last element, a write lands on it).  Python integers are therefore
+checked here (``IndexError``, as the standard requires), and so are
+integer-array indices, whose out-of-bounds behaviour the standard leaves
+unspecified: the host (NumPy) raises ``IndexError`` at the call, and so does
+this namespace (a read of each index array's min and max; see
+``_core.checked_indices``).  Negative entries count from the end.
+
+A scatter into an array with no elements kills the process (SIGFPE in MLX
+0.32), so a write into an empty array is checked (bounds, value shape) and
+then does nothing, which is what it means.
 
 Boolean-array indices have data-dependent shapes.  ``getitem`` replaces each
 one by its ``nonzero`` index arrays (the NumPy rule ``x[m] == x[m.nonzero()]``),
@@ -26,6 +33,7 @@ import numpy as np
 from ._core import (
     Array,
     cast,
+    checked_indices,
     dtype_of,
     float64_on_cpu,
     fresh,
@@ -39,6 +47,8 @@ from ._core import (
 from ._searching import upload_index_arrays
 
 _INTEGER_KINDS = "iu"
+_INT64_MAX = int(np.iinfo(np.int64).max)
+_INT64_MIN = int(np.iinfo(np.int64).min)
 
 
 def _is_bool_array(k: Any) -> bool:
@@ -53,8 +63,18 @@ def _as_key_tuple(key: Any) -> tuple:
     out = []
     for k in items:
         if isinstance(k, (list, np.ndarray)):
-            # An index given as host data moves to MLX: a counted move too.
-            k = from_host(np.asarray(k), "mlx indexing: host index array")
+            host = np.asarray(k)
+            if host.size == 0 and host.dtype.kind == "f":
+                host = host.astype(np.int64)  # x[[]], as NumPy reads it
+            if host.dtype.kind not in "iub":
+                # NumPy's class for [1.5] and for [2**70] (an object array).
+                raise IndexError("mlx indexing: arrays used as indices must be of integer or boolean type")
+            if host.dtype.kind in _INTEGER_KINDS:
+                # Checked on the host (no device read) in _prepare, then moved.
+                k = host
+            else:
+                # An index given as host data moves to MLX: a counted move too.
+                k = from_host(host, "mlx indexing: host index array")
         elif isinstance(k, np.generic) and not isinstance(k, np.bool_):
             k = operator.index(k)
         elif isinstance(k, np.bool_):
@@ -98,6 +118,8 @@ def _check_key(shape: tuple[int, ...], key: tuple, op: str) -> list[int | None]:
         elif isinstance(k, slice):
             if k.step == 0:
                 raise ValueError(f"mlx {op}: slice step cannot be zero")
+        elif isinstance(k, np.ndarray):
+            pass  # an integer index given as host data: checked in _prepare
         elif is_array(k):
             if k.dtype == mx.bool_:
                 # The standard lets a mask dimension be 0 whatever the array's size.
@@ -115,27 +137,34 @@ def _check_key(shape: tuple[int, ...], key: tuple, op: str) -> list[int | None]:
     return axes
 
 
-def _safe_int_index(k: Array, n: int) -> Array:
-    # Negative indices count from the end; anything still out of range is
-    # clamped (unspecified by the standard) so that MLX never reads or writes
-    # outside the array.
-    if n == 0:
-        return k
-    if dtype_of(k).kind == "i":
-        k = mx.where(k < 0, k + n, k)
-        return mx.clip(k, 0, n - 1)
-    return mx.minimum(k, n - 1)
-
-
 def _prepare(x: Array, key: Any, op: str) -> tuple[tuple, list[int | None]]:
     tkey = _as_key_tuple(key)
     axes = _check_key(tuple(x.shape), tkey, op)
-    fixed = []
-    for k, ax in zip(tkey, axes):
-        if is_array(k) and k.dtype != mx.bool_:
-            k = _safe_int_index(k, x.shape[ax])
-        fixed.append(k)
+    fixed = list(tkey)
+    for i, k in enumerate(tkey):
+        if isinstance(k, np.ndarray):
+            ax = axes[i]
+            assert ax is not None
+            fixed[i] = _upload_checked(k, x.shape[ax], ax, op)
+    arrays = [i for i, k in enumerate(tkey) if is_array(k) and k.dtype != mx.bool_]
+    if arrays:
+        checked = checked_indices([(tkey[i], x.shape[axes[i]], axes[i]) for i in arrays], op)  # type: ignore[index]
+        for i, k in zip(arrays, checked):
+            fixed[i] = k
     return tuple(fixed), axes
+
+
+def _upload_checked(host: np.ndarray, n: int, axis: int, op: str) -> Array:
+    """An integer index given as host data: checked there (no device read),
+    negatives counted from the end, then moved to MLX (counted)."""
+    if host.size:
+        lo, hi = int(host.min()), int(host.max())
+        for bad in (hi, lo):
+            if not -n <= bad < n:
+                raise IndexError(f"mlx {op}: index {bad} is out of bounds for axis {axis} with size {n}")
+        if lo < 0:
+            host = np.where(host < 0, host.astype(np.int64) + n, host)
+    return from_host(host, "mlx indexing: host index array")
 
 
 def _expand_masks(key: tuple, reason: str) -> tuple:
@@ -196,6 +225,12 @@ def setitem(x: Array, key: Any, value: Any) -> None:
         mask = core[0] if is_array(core[0]) else mx.array(core[0])
         if mask.size == 0:
             return  # a mask with a 0-sized dimension selects nothing
+        if mask.ndim == 0:
+            # x[m] for a 0-d mask is x[None][m[None]]: a selection of 0 or 1
+            # rows, which the 1-d rule below handles (an empty value and a
+            # False mask included).
+            x[...] = _masked_update(x[None], mask[None], v)[0]
+            return
         x[...] = _masked_update(x, mask, v)
         return
     if _has_scalar_bool(tkey):
@@ -203,7 +238,27 @@ def setitem(x: Array, key: Any, value: Any) -> None:
     tkey = _expand_masks(tkey, "mlx fallback: boolean index")
     if tkey == ():
         tkey = (Ellipsis,)
-    x[tkey if len(tkey) != 1 else tkey[0]] = v
+    key1 = tkey if len(tkey) != 1 else tkey[0]
+    if x.size == 0:
+        # MLX's scatter into an array with no elements dies with SIGFPE.
+        # Nothing is written; the value must still fit the selection, as on
+        # the host (the selection's shape costs no evaluation).
+        _check_value_fits(tuple(v.shape), tuple(x[key1].shape))
+        return
+    x[key1] = v
+
+
+def _check_value_fits(value: tuple[int, ...], selection: tuple[int, ...]) -> None:
+    # NumPy's assignment rule: leading length-1 axes of the value are
+    # dropped, the rest broadcasts to the selection.
+    while len(value) > len(selection) and value[0] == 1:
+        value = value[1:]
+    try:
+        ok = np.broadcast_shapes(value, selection) == selection
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"mlx setitem: could not broadcast a value of shape {value} into shape {selection}")
 
 
 def _mask_leads(key: tuple) -> bool:
@@ -246,19 +301,39 @@ def take(x: Array, indices: Any, /, *, axis: int | None = None) -> Array:
         x = x.reshape(-1)
     ax = normalize_axis(axis, x.ndim, "take")
     n = x.shape[ax]
+    checked = False
     if isinstance(indices, (list, tuple, np.ndarray)):
-        indices = from_host(np.asarray(indices, dtype=np.int64), "mlx indexing: host index array")
+        host = np.asarray(indices)
+        if host.dtype.kind == "f" and host.size:
+            raise TypeError(f"mlx take: indices must be integers, got {host.dtype.name}")  # NumPy's class
+        if host.dtype.kind not in _INTEGER_KINDS:
+            host = np.asarray(indices, dtype=np.int64)  # [], [True] and [2**70] (OverflowError) as NumPy reads them
+        reason = "mlx indexing: host index array"
+        indices = _upload_checked(host, n, ax, "take") if all(x.shape[:ax]) else from_host(host, reason)
+        checked = True
     elif not is_array(indices):
-        indices = mx.array(operator.index(indices), dtype=mx.int64)
+        try:
+            i = operator.index(indices)
+        except TypeError:
+            raise TypeError(f"mlx take: indices must be an integer array, got {type(indices).__name__}") from None
+        if not _INT64_MIN <= i <= _INT64_MAX:
+            # What NumPy raises for the same call (MLX: std::bad_cast).
+            raise OverflowError(f"mlx take: Python int {i} too large to convert to an index")
+        if all(x.shape[:ax]) and not -n <= i < n:
+            raise IndexError(f"mlx take: index {i} is out of bounds for axis {ax} with size {n}")
+        indices = mx.array(i + n if i < 0 else i, dtype=mx.int64)
+        checked = True
     if dtype_of(indices).kind not in _INTEGER_KINDS:
         raise TypeError("mlx take: indices must have an integer dtype")
-    if n == 0:
-        if indices.size:
-            raise IndexError("mlx take: cannot take from an empty axis")
+    if all(x.shape[:ax]) and not checked:
+        # NumPy's take checks the indices once per position on the axes
+        # before ``axis``: never when one of those is empty.
+        (indices,) = checked_indices([(indices, n, ax)], "take")
+    if x.size == 0 or indices.size == 0:
         shape = list(x.shape)
-        shape[ax] = 0
+        shape[ax : ax + 1] = list(indices.shape)
         return mx.zeros(shape, dtype=x.dtype)
-    return mx.take(x, _safe_int_index(indices, n), axis=ax)
+    return mx.take(x, indices, axis=ax)
 
 
 @float64_on_cpu
@@ -277,7 +352,7 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
     xshape[ax] = xs[ax]
     jshape = list(others)
     jshape[ax] = js[ax]
-    if xs[ax] == 0:
+    (idx,) = checked_indices([(mx.broadcast_to(indices, jshape), xs[ax], ax)], "take_along_axis")
+    if xs[ax] == 0 or idx.size == 0:
         return mx.zeros(jshape, dtype=x.dtype)
-    idx = _safe_int_index(mx.broadcast_to(indices, jshape), xs[ax])
     return mx.take_along_axis(mx.broadcast_to(x, xshape), idx, axis=ax)

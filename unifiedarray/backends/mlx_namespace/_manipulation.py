@@ -17,6 +17,7 @@ import numpy as np
 
 from ._core import (
     Array,
+    c_long,
     cast,
     check_holdable,
     common_dtype,
@@ -147,7 +148,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         axis = 0
     axis = normalize_axis(axis, x.ndim, "repeat")
     if not is_array(repeats):
-        r = operator.index(repeats)
+        r = c_long(repeats, "repeat")
         if r < 0:
             raise ValueError("mlx repeat: repeats must be non-negative")
         if r == 0:
@@ -237,7 +238,7 @@ def stack(arrays: Sequence[Array], /, *, axis: int = 0) -> Array:
 def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
     """Array API ``tile``."""
     require_array(x, "tile")
-    reps = tuple(operator.index(r) for r in repetitions)
+    reps = tuple(c_long(r, "tile") for r in repetitions)
     if any(r < 0 for r in reps):
         raise ValueError("mlx tile: repetitions must be non-negative")
     if 0 in reps or 0 in x.shape:

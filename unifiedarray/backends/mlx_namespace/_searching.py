@@ -82,7 +82,12 @@ def _arg_reduce(fn: Any, x: Array, axis: int | None, keepdims: bool, op: str) ->
     require_array(x, op)
     _not_complex(x, op)
     if x.size == 0:
-        raise ValueError(f"mlx {op}: attempt to get {op} of an empty sequence")
+        ax = None if axis is None else normalize_axis(axis, x.ndim, op)
+        if ax is None or x.shape[ax] == 0:
+            raise ValueError(f"mlx {op}: attempt to get {op} of an empty sequence")
+        # Over a non-empty axis of an empty array: an empty result, as NumPy's.
+        shape = [1 if i == ax else n for i, n in enumerate(x.shape) if keepdims or i != ax]
+        return mx.zeros(shape, dtype=_MX_INDEX)
     if axis is None:
         r = fn(x.reshape(-1), axis=0)
         if keepdims:
@@ -143,7 +148,17 @@ def searchsorted(
     if side not in ("left", "right"):
         raise ValueError("mlx searchsorted: side must be 'left' or 'right'")
     if sorter is not None:
-        x1 = mx.take(x1, require_array(sorter, "searchsorted").astype(_MX_INDEX))
+        sorter = require_array(sorter, "searchsorted")
+        if tuple(sorter.shape) != tuple(x1.shape):
+            raise ValueError("mlx searchsorted: sorter.size must equal x1.size")
+        if sorter.size:
+            # MLX's take would clamp; NumPy raises ValueError for a sorter
+            # index outside [0, n) (one read of the sorter's min and max).
+            lo, hi = mx.min(sorter), mx.max(sorter)
+            mx.eval(lo, hi)
+            if int(lo.item()) < 0 or int(hi.item()) >= x1.shape[0]:
+                raise ValueError("mlx searchsorted: Sorter index out of range.")
+        x1 = mx.take(x1, sorter.astype(_MX_INDEX))
     dt = common_dtype(x1, x2)
     check_holdable("searchsorted", dt)
     with cpu_if(dt):
@@ -181,9 +196,7 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     """Array API ``sort`` (MLX's sort is stable; NaNs last, or first when
     descending, as in NumPy)."""
     require_array(x, "sort")
-    if x.ndim == 0:
-        raise ValueError("mlx sort: x must have at least one dimension")
-    ax = normalize_axis(axis, x.ndim, "sort")
+    ax = normalize_axis(axis, x.ndim, "sort")  # AxisError for a 0-d x, as NumPy
     out = mx.sort(x, axis=ax)
     if descending:
         out = _flip(out, ax)
@@ -194,9 +207,7 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """Array API ``argsort`` (int64; stable, also when descending)."""
     require_array(x, "argsort")
-    if x.ndim == 0:
-        raise ValueError("mlx argsort: x must have at least one dimension")
-    ax = normalize_axis(axis, x.ndim, "argsort")
+    ax = normalize_axis(axis, x.ndim, "argsort")  # AxisError for a 0-d x, as NumPy
     if not descending:
         return mx.argsort(x, axis=ax).astype(_MX_INDEX)
     # Sorting the reversed array and reversing back keeps equal elements in

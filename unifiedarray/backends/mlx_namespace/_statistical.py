@@ -230,7 +230,9 @@ def diff(
     check_holdable("diff", dt)
     with cpu_if(dt):
         a = mx.concatenate([cast(p, dt, "diff") for p in parts], axis=ax) if len(parts) > 1 else x
-        return _differences(a, ax, n)
+        # After as many differences as the axis is long it is empty, and
+        # stays so: a huge n (2**40) must not loop that many times.
+        return _differences(a, ax, builtins.min(n, a.shape[ax]))
 
 
 def _differences(a: Array, ax: int, n: int) -> Array:

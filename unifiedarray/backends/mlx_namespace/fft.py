@@ -35,6 +35,8 @@ from ._core import (
 )
 from ._manipulation import roll as _roll
 
+_INT64_MAX = int(np.iinfo(np.int64).max)
+
 __all__ = [
     "fft",
     "fftfreq",
@@ -89,8 +91,8 @@ def _one(name: str, mlx_fn: Callable[..., Array], real_input: bool, inverse: boo
     def fn(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "backward") -> Array:
         xc, out = _prepare(x, name, real_input)
         ax = normalize_axis(axis, xc.ndim, name)
-        if n is not None and operator.index(n) < 1:
-            raise ValueError(f"mlx fft.{name}: n must be positive")
+        if n is not None and not 1 <= operator.index(n) <= _INT64_MAX:
+            raise ValueError(f"mlx fft.{name}: n must be positive (and fit an int64)")
         length = n if n is not None else (2 * (xc.shape[ax] - 1) if c2r else xc.shape[ax])
         y = mlx_fn(xc, n=length, axis=ax)
         return _finish(_scale(y, length, norm, inverse), out)

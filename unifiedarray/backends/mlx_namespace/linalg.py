@@ -13,6 +13,16 @@ moves counted.
 
 ``eig`` and ``eigvals`` of real float64 input would give complex128, which
 MLX cannot hold: a ``TypeError``.
+
+Failures are NumPy's ``LinAlgError``, at the call, as on the host: MLX's
+``inv`` and ``solve`` of a singular matrix fail only when the result is
+evaluated (a ``RuntimeError`` at a later read), and its ``cholesky`` of a
+matrix that is not positive definite returns garbage without a word.  So
+``inv``, ``solve`` and ``matrix_power`` with a negative power evaluate their
+result at the call, and ``cholesky`` reads whether any diagonal entry of
+the factor is not positive (LAPACK's ``potrf`` leaves the failing pivot,
+``<= 0``, there).  The cost is in docs/design.md ("Errors: the same class
+on every device").
 """
 
 from __future__ import annotations
@@ -25,12 +35,15 @@ from typing import Any, NamedTuple
 
 import mlx.core as mx
 import numpy as np
+from numpy.exceptions import AxisError
+from numpy.linalg import LinAlgError
 
 from ._core import (
     COMPLEX64,
     FLOAT32,
     FLOAT64,
     Array,
+    c_long,
     cast,
     check_holdable,
     common_dtype,
@@ -107,13 +120,15 @@ def _inexact(x: Array, op: str) -> Array:
 
 
 def _square(x: Array, op: str) -> None:
+    # LinAlgError, as NumPy raises for these shapes (it subclasses ValueError).
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"mlx linalg.{op}: expected a (stack of) square matrices, got shape {tuple(x.shape)}")
+        raise LinAlgError(f"mlx linalg.{op}: expected a (stack of) square matrices, got shape {tuple(x.shape)}")
 
 
-def _matrices(x: Array, op: str) -> None:
+def _matrices(x: Array, op: str, error: type[Exception] = LinAlgError) -> None:
+    # ``error`` is the class NumPy raises for this function (it varies).
     if x.ndim < 2:
-        raise ValueError(f"mlx linalg.{op}: expected a (stack of) matrices, got shape {tuple(x.shape)}")
+        raise error(f"mlx linalg.{op}: expected a (stack of) matrices, got shape {tuple(x.shape)}")
 
 
 def _on_host(op: str, fn: Callable[..., Any], *arrays: Array, **kw: Any) -> Any:
@@ -129,6 +144,18 @@ def _on_host(op: str, fn: Callable[..., Any], *arrays: Array, **kw: Any) -> Any:
 def _conj_t(x: Array) -> Array:
     t = mx.swapaxes(x, -1, -2)
     return mx.conj(t) if x.dtype == mx.complex64 else t
+
+
+def _evaluated(out: Array, op: str) -> Array:
+    """``out`` evaluated now, MLX's deferred LAPACK failure (a singular
+    matrix) raised as NumPy's ``LinAlgError`` at the call."""
+    try:
+        mx.eval(out)
+    except RuntimeError as exc:
+        if "failed with error code" in str(exc):
+            raise LinAlgError(f"mlx linalg.{op}: Singular matrix") from None
+        raise
+    return out
 
 
 def _eps(dtype: np.dtype) -> float:
@@ -147,6 +174,10 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
         low = _on_host("cholesky", np.linalg.cholesky, x)
     else:
         low = mx.linalg.cholesky(x)
+        # MLX ignores potrf's failure flag; the failing pivot (<= 0) is left
+        # on the diagonal.  NaN is not a failure: NumPy returns NaN there too.
+        if builtins.bool(mx.any(mx.diagonal(low, axis1=-2, axis2=-1) <= 0).item()):
+            raise LinAlgError("mlx linalg.cholesky: Matrix is not positive definite")
     return _conj_t(low) if upper else low
 
 
@@ -186,7 +217,7 @@ def inv(x: Array, /) -> Array:
     _square(x, "inv")
     if x.dtype == mx.complex64:
         return _on_host("inv", np.linalg.inv, x)
-    return mx.linalg.inv(x)
+    return _evaluated(mx.linalg.inv(x), "inv")
 
 
 @on_cpu
@@ -300,7 +331,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     if dt == COMPLEX64:
         out = _on_host("solve", np.linalg.solve, a, b)
     else:
-        out = mx.linalg.solve(a, b)
+        out = _evaluated(mx.linalg.solve(a, b), "solve")
     return out[..., 0] if vector else out
 
 
@@ -309,7 +340,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Array API ``linalg.pinv``: singular values at most ``rtol`` times the
     largest are dropped (default ``max(M, N) * eps``)."""
     x = _inexact(x, "pinv")
-    _matrices(x, "pinv")
+    _matrices(x, "pinv", ValueError if x.ndim == 0 else LinAlgError)
     m, n = x.shape[-2:]
     if m == 0 or n == 0:
         return mx.zeros(tuple(x.shape[:-2]) + (n, m), dtype=x.dtype)
@@ -371,7 +402,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
 def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str | None = "fro") -> Array:
     """Array API ``linalg.matrix_norm`` ('fro', 'nuc', 1, -1, 2, -2, inf, -inf)."""
     x = _inexact(x, "matrix_norm")
-    _matrices(x, "matrix_norm")
+    _matrices(x, "matrix_norm", AxisError)
     a = mx.abs(x)
     if ord == "fro" or ord is None:
         out = mx.sqrt(mx.sum(a * a, axis=(-2, -1)))
@@ -455,8 +486,8 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """Array API ``linalg.diagonal`` (of the last two axes)."""
     require_array(x, "diagonal")
-    _matrices(x, "diagonal")
-    return mx.diagonal(x, offset=operator.index(offset), axis1=-2, axis2=-1)
+    _matrices(x, "diagonal", ValueError)
+    return mx.diagonal(x, offset=c_long(offset, "linalg.diagonal"), axis1=-2, axis2=-1)
 
 
 @on_cpu
@@ -475,10 +506,10 @@ def outer(x1: Array, x2: Array, /) -> Array:
 def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
     """Array API ``linalg.trace`` (the dtype rules of ``sum``)."""
     require_array(x, "trace")
-    _matrices(x, "trace")
+    _matrices(x, "trace", ValueError)
     out = result_dtype("sum", x, dtype=dtype)
     check_holdable("linalg.trace", out)
-    d = mx.diagonal(x, offset=operator.index(offset), axis1=-2, axis2=-1)
+    d = mx.diagonal(x, offset=c_long(offset, "linalg.diagonal"), axis1=-2, axis2=-1)
     if d.size == 0:
         # MLX (0.32) spins forever summing an empty diagonal of a stack of
         # matrices: the trace of an empty diagonal is 0, written directly.
