@@ -418,6 +418,20 @@ def send_back(res: Any, device: Device, reason: str) -> Any:
     return res
 
 
+def require_arrays(name: str, *arrays: Any) -> None:
+    """A ``TypeError`` naming the function unless every one is an array."""
+    for a in arrays:
+        if type(a) is not UnifiedArray:
+            raise TypeError(f"{name}: expected a UnifiedArray, got {type(a).__name__}")
+
+
+def require_real(name: str, x: UnifiedArray) -> None:
+    """A ``TypeError`` for a complex array where the standard orders values
+    (``max``, ``min``, ``clip``): complex numbers have no order."""
+    if x.dtype.kind == "c":
+        raise TypeError(f"{name}: not defined for complex arrays ({x.dtype.name}); complex numbers have no order")
+
+
 # -- elementwise -------------------------------------------------------------------------
 
 
@@ -671,6 +685,8 @@ def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool)
     """``sum``, ``prod``, ``max``, ``min``: on a whole current host array
     with no ``dtype=``, the ufunc's ``reduce`` itself (most of a small
     reduction's cost is NumPy's Python wrapper); otherwise the general path."""
+    if name in ("max", "min") and type(x) is UnifiedArray:
+        require_real(name, x)
     if dtype is None and type(x) is UnifiedArray:
         native = host_current(x)
         if native is not None:
@@ -878,6 +894,9 @@ def permuted(x: UnifiedArray, axes: Any) -> UnifiedArray:
         norm = tuple(int(operator.index(a)) for a in axes)
     except TypeError:
         raise TypeError(f"permute_dims: axes must be a tuple of ints, not {axes!r}") from None
+    for a in norm:
+        if not -n <= a < n:
+            raise AxisError(f"permute_dims: axis {a} is out of bounds for an array of {n} dimensions")
     norm = tuple(a + n if a < 0 else a for a in norm)
     if sorted(norm) != list(range(n)):
         raise ValueError(f"permute_dims: axes {tuple(axes)} are not a permutation of the {n} axes")

@@ -624,4 +624,6 @@ def clip(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.clip.html
     """
+    _dispatch.require_arrays("clip", x)
+    _dispatch.require_real("clip", x)
     return _dispatch.call("clip", (x, min, max))

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence  # noqa: F401
 from typing import Literal  # noqa: F401
 
+import numpy as np
+
 from . import _dispatch
 from ._array import UnifiedArray
 from ._data_types import DType  # noqa: F401
@@ -22,6 +24,16 @@ def take(x: UnifiedArray, indices: UnifiedArray, /, *, axis: int | None = None) 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take.html
     """
+    _dispatch.require_arrays("take", x)
+    if axis is None and x.ndim > 1:
+        raise ValueError(f"take: axis is required for an array of {x.ndim} dimensions")
+    kind = indices.dtype.kind if type(indices) is UnifiedArray else None
+    if kind is None and isinstance(indices, float | list | tuple | np.ndarray):
+        kind = np.asarray(indices).dtype.kind
+        if kind == "O":  # Python ints past int64 (2**70): NumPy's own OverflowError, below
+            kind = None
+    if kind is not None and kind not in "iu":
+        raise TypeError(f"take: indices must be integers, not {np.dtype(kind).name if kind != 'O' else 'objects'}")
     return _dispatch.call("take", (x, indices), {"axis": axis})
 
 

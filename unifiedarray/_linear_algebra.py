@@ -22,6 +22,7 @@ def matmul(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.matmul.html
     """
+    _dispatch.require_arrays("matmul", x1, x2)
     return _dispatch.call("matmul", (x1, x2))
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
+from numpy.exceptions import AxisError
+
 from . import _dispatch
 from ._array import UnifiedArray
 from ._data_types import DType
@@ -104,6 +106,14 @@ def cross(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedAr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.cross.html
     """
+    _dispatch.require_arrays("linalg.cross", x1, x2)
+    for a in (x1, x2):
+        if not -a.ndim <= axis < a.ndim:
+            raise AxisError(f"linalg.cross: axis {axis} is out of bounds for an array of {a.ndim} dimensions")
+        if a.shape[axis] != 3:
+            raise ValueError(
+                f"linalg.cross: the axis {axis} must have size 3 in both arrays (shapes {x1.shape}, {x2.shape})"
+            )
     return _dispatch.call("linalg.cross", (x1, x2), {"axis": axis})
 
 
@@ -168,6 +178,7 @@ def matmul(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matmul.html
     """
+    _dispatch.require_arrays("linalg.matmul", x1, x2)
     return _dispatch.call("linalg.matmul", (x1, x2))
 
 
@@ -210,6 +221,9 @@ def outer(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.outer.html
     """
+    _dispatch.require_arrays("linalg.outer", x1, x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        raise ValueError(f"linalg.outer: needs two 1-D arrays, not {x1.ndim}-D and {x2.ndim}-D")
     return _dispatch.call("linalg.outer", (x1, x2))
 
 
@@ -226,6 +240,8 @@ def qr(x: UnifiedArray, /, *, mode: Literal["reduced", "complete"] = "reduced") 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.qr.html
     """
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', not {mode!r}")
     return QRResult(*_dispatch.call("linalg.qr", (x,), {"mode": mode}))
 
 
