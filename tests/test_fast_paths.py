@@ -134,7 +134,7 @@ def test_integer_indices_give_views_of_sub_arrays_and_copies_of_elements(device,
         pytest.skip("no MLX")
     x = xp.asarray(np.arange(np.prod(shape), dtype=np.float64).reshape(shape), device=device)
     first = (1,) * len(shape)
-    old, view0 = x[first], x[first + (Ellipsis,)]
+    old, view0 = x[first], x[(*first, Ellipsis)]
     assert not old.is_view and old.shape == () and view0.is_view
     x[first] = 42.0
     assert float(old) != 42.0 and float(view0) == 42.0

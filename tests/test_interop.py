@@ -405,7 +405,7 @@ def test_mlx_functions_take_the_mlx_copy_without_a_host_detour():
 
     x = xp.asarray(np.arange(4, dtype=np.float32), device="mlx")
     x._buf._copies.pop(xp.Device.parse("cpu"), None)  # no host copy at all
-    (arr, sinx), t = moves(lambda: (mx.array(x), mx.sin(x)))
+    (arr, _sinx), t = moves(lambda: (mx.array(x), mx.sin(x)))
     assert t.count == 0
     assert np.asarray(arr).tolist() == [0, 1, 2, 3]
     arr[0] = 50  # the consumer's handle cannot write into the buffer

@@ -42,7 +42,7 @@ def test_explicit_moves_are_marked_and_reasons_named():
     buf.fill(1.0)
     with ua.track_transfers() as t:
         buf.sync_to_device("mlx")
-        buf.mlx
+        _ = buf.mlx  # a lease: counted as a write, moves nothing
         buf.sync_to_host()
     assert [(r.reason, r.explicit) for r in t.records] == [("sync_to_device", True), ("sync_to_host", True)]
     text = t.report()
@@ -97,9 +97,8 @@ def test_disallow_raises_on_implicit_moves_naming_what_and_how_much():
 def test_disallowed_move_leaves_buffer_intact():
     buf = UnifiedBuffer((4,))
     buf.mlx[0] = 5.0
-    with ua.transfer_guard(device_to_host="disallow"):
-        with pytest.raises(ua.TransferError):
-            buf.to_numpy()
+    with ua.transfer_guard(device_to_host="disallow"), pytest.raises(ua.TransferError):
+        buf.to_numpy()
     assert buf.state is ua.BufferState.DEVICE_ONLY  # no half-made host copy left behind
     assert buf.to_numpy()[0] == 5.0
 
@@ -125,9 +124,8 @@ def test_mixing_devices_under_disallow_raises_even_when_nothing_would_move():
     # Only the direction the smaller operand would move in is asked.
     with ua.transfer_guard(device_to_host="disallow"):
         assert (big + small).device == "mlx"
-    with ua.transfer_guard(host_to_device="disallow"):
-        with pytest.raises(ua.TransferError):
-            big + small
+    with ua.transfer_guard(host_to_device="disallow"), pytest.raises(ua.TransferError):
+        big + small
 
 
 def test_per_direction_setting():
@@ -135,7 +133,7 @@ def test_per_direction_setting():
     buf.fill(0.0)
     with ua.transfer_guard("disallow", host_to_device="allow"):
         buf.read("mlx")
-        buf.mlx
+        _ = buf.mlx
         with pytest.raises(ua.TransferError):
             buf.to_numpy()
 
@@ -149,9 +147,8 @@ def test_log_level_logs(caplog):
 
 
 def test_bad_level_is_value_error():
-    with pytest.raises(ValueError):
-        with ua.transfer_guard("maybe"):
-            pass
+    with pytest.raises(ValueError), ua.transfer_guard("maybe"):
+        pass
 
 
 def test_guard_is_per_thread():

@@ -197,7 +197,7 @@ from ._version import __version__
 __array_api_version__ = "2025.12"
 
 # -- data types: NumPy's dtype objects, so that dtype.kind and np.dtype(x.dtype) work
-bool = _np.dtype("bool")  # noqa: A001  # the standard's name
+bool = _np.dtype("bool")  # the standard's name
 int8 = _np.dtype("int8")
 int16 = _np.dtype("int16")
 int32 = _np.dtype("int32")

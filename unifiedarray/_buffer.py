@@ -195,6 +195,12 @@ class UnifiedBuffer:
         "_version",
     )
 
+    _pool_lease: Any  # the pool's lease of this buffer's blocks (set by MemoryPool.acquire), or None
+    _copies: dict[Device, Any]
+    _valid: frozenset[Device]
+    _lock_obj: Any
+    _host_handles: list[Any] | None
+
     def __init__(
         self,
         shape: Any,
@@ -724,7 +730,7 @@ def _fill(native: Any, dev: Device, value: Any) -> None:
 
 
 def _native_dtype(backend: Any, array: Any) -> np.dtype:
-    return backend.dtype_of(array)  # type: ignore[no-any-return]
+    return backend.dtype_of(array)
 
 
 def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:

@@ -17,7 +17,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Union
+from typing import Any
 
 __all__ = ["CPU", "MLX", "Device", "DeviceLike"]
 
@@ -128,7 +128,7 @@ def _current_cuda_index() -> int:
     return _current_cuda[0]()
 
 
-DeviceLike = Union[Device, str, Any]
+DeviceLike = Device | str | Any
 
 CPU = Device("cpu")
 MLX = Device("mlx")

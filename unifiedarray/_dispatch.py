@@ -118,13 +118,10 @@ def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
     buf = x._buf
     if buf._pending is not None:
         buf._wait()  # a non-blocking move is still in flight
-    if dev in buf._valid:
-        # A writer publishes a new copy with one assignment (MLX's writes
-        # make a new handle, see UnifiedBuffer._apply_write), so whichever
-        # copy this reads is whole.
-        base = buf._copies[dev]
-    else:
-        base = buf._acquire(dev, False, reason)
+    # A writer publishes a new copy with one assignment (MLX's writes make a
+    # new handle, see UnifiedBuffer._apply_write), so whichever copy this
+    # reads is whole.
+    base = buf._copies[dev] if dev in buf._valid else buf._acquire(dev, False, reason)
     key = x._key
     if key is None:
         return base
@@ -340,10 +337,7 @@ def _plain(args: tuple, kwargs: dict[str, Any]) -> bool:
     for v in args[1:]:
         if type(v) is UnifiedArray or type(v) in (list, tuple):
             return False
-    for v in kwargs.values():
-        if type(v) is UnifiedArray or type(v) in (list, tuple):
-            return False
-    return True
+    return all(not (type(v) is UnifiedArray or type(v) in (list, tuple)) for v in kwargs.values())
 
 
 def _array_sequence(obj: Any) -> bool:
@@ -532,9 +526,14 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                 target = None
                 if sys.getrefcount(x) <= 4 and sys.getrefcount(buf) <= 3 and sys.getrefcount(lhs) <= 3:
                     target = _lendable(x, lhs)
-                if target is None and ty is UnifiedArray and sys.getrefcount(y) <= 4:
-                    if sys.getrefcount(y._buf) <= 2 and sys.getrefcount(rhs) <= 3:
-                        target = _lendable(y, rhs)
+                if (
+                    target is None
+                    and ty is UnifiedArray
+                    and sys.getrefcount(y) <= 4
+                    and sys.getrefcount(y._buf) <= 2
+                    and sys.getrefcount(rhs) <= 3
+                ):
+                    target = _lendable(y, rhs)
                 if target is not None:
                     res = _into(fn, lhs, rhs, reflected, target)
                     if res is not None:
@@ -606,7 +605,20 @@ _COUNTS_OWNED_REFERENCES = sys.implementation.name == "cpython" and sys.version_
 # The operators whose host function is a plain NumPy ufunc: they can write
 # their result into an operand of the result's dtype and shape.
 _ELIDABLE = frozenset(
-    "add subtract multiply divide maximum minimum pow remainder hypot atan2 copysign logaddexp".split()
+    [
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "maximum",
+        "minimum",
+        "pow",
+        "remainder",
+        "hypot",
+        "atan2",
+        "copysign",
+        "logaddexp",
+    ]
 )
 
 

@@ -19,6 +19,7 @@ dtype('float64')
 from __future__ import annotations
 
 import builtins
+import contextlib
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -81,10 +82,8 @@ def as_dtype(dtype: Any, dev: Device = CPU) -> np.dtype:
         except TypeError:
             raise TypeError(f"{dtype!r} is not a dtype") from None
     if len(_DTYPE_OF) < 256:
-        try:
+        with contextlib.suppress(TypeError):
             _DTYPE_OF[dtype] = dt
-        except TypeError:
-            pass
     return dt
 
 

@@ -13,8 +13,6 @@ Example
 
 from __future__ import annotations
 
-from typing import Literal  # noqa: F401
-
 from . import _dispatch
 from ._array import UnifiedArray
 
@@ -56,9 +54,9 @@ __all__ = [
     "less",
     "less_equal",
     "log",
-    "log10",
     "log1p",
     "log2",
+    "log10",
     "logaddexp",
     "logical_and",
     "logical_not",

@@ -7,14 +7,10 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from collections.abc import Sequence  # noqa: F401
-from typing import Literal  # noqa: F401
-
 import numpy as np
 
 from . import _dispatch
 from ._array import UnifiedArray
-from ._data_types import DType  # noqa: F401
 
 __all__ = ["take", "take_along_axis"]
 

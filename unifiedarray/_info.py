@@ -20,7 +20,8 @@ from .backends import all_backends, backend_for
 _ALL = {
     "bool": np.dtype("bool"),
     "int8": np.dtype("int8"), "int16": np.dtype("int16"), "int32": np.dtype("int32"), "int64": np.dtype("int64"),
-    "uint8": np.dtype("uint8"), "uint16": np.dtype("uint16"), "uint32": np.dtype("uint32"), "uint64": np.dtype("uint64"),
+    "uint8": np.dtype("uint8"), "uint16": np.dtype("uint16"),
+    "uint32": np.dtype("uint32"), "uint64": np.dtype("uint64"),
     "float32": np.dtype("float32"), "float64": np.dtype("float64"),
     "complex64": np.dtype("complex64"), "complex128": np.dtype("complex128"),
 }  # fmt: skip

@@ -46,13 +46,13 @@ from .backends import backend_for
 # shares; on MLX these run there, NumPy's arguments mapped onto the
 # standard's signature.  (On CUDA, CuPy's function of the NumPy name runs.)
 MLX_EQUIVALENTS: dict[str, str] = {
-    **{n: n for n in (
-        "add subtract multiply divide floor_divide negative positive exp expm1 log log1p log2 log10 "
-        "sqrt square sin cos tan sinh cosh tanh floor ceil trunc sign isnan isinf isfinite maximum "
-        "minimum equal not_equal less less_equal greater greater_equal logical_and logical_or "
-        "logical_xor logical_not bitwise_and bitwise_or bitwise_xor hypot copysign logaddexp "
-        "matmul where sum prod mean std var max min argmax argmin stack sort argsort all any "
-        "roll tile repeat clip take cumsum cumprod count_nonzero nonzero"
+    **{n: n for n in (  # noqa: SIM905  # a table to read, not a list to scan
+        "add subtract multiply divide floor_divide negative positive exp expm1 log log1p log2 log10 sqrt "
+        "square sin cos tan sinh cosh tanh floor ceil trunc sign isnan isinf isfinite maximum minimum equal "
+        "not_equal less less_equal greater greater_equal logical_and logical_or logical_xor logical_not "
+        "bitwise_and bitwise_or bitwise_xor hypot copysign logaddexp matmul where sum prod mean std var max "
+        "min argmax argmin stack sort argsort all any roll tile repeat clip take cumsum cumprod count_nonzero "
+        "nonzero"
     ).split()},
     "true_divide": "divide", "absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
     "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2", "power": "pow",
@@ -186,7 +186,7 @@ def _wrap_any(res: Any, dev: Device, inputs: Any) -> Any:
 # NumPy functions that write into their first argument (and return None, or
 # that argument).  Run on a UnifiedArray, they write through its buffer: any
 # other way would leave the buffer's other copies stale.
-_WRITES_FIRST = frozenset("copyto fill_diagonal put put_along_axis place putmask".split())
+_WRITES_FIRST = frozenset(["copyto", "fill_diagonal", "put", "put_along_axis", "place", "putmask"])
 
 
 def _writes_first(name: str, args: tuple, kwargs: dict) -> bool:

@@ -47,7 +47,7 @@ import numpy as np
 from ._buffer import UnifiedBuffer, _normalize_shape, adopt
 from ._devices import CPU, Device, DeviceLike
 from ._dtypes import as_dtype
-from .backends import backend_for, _registry
+from .backends import _registry, backend_for
 
 __all__ = ["MemoryPool", "OutOfMemoryError", "get_memory_pool", "size_class"]
 
@@ -365,7 +365,7 @@ class MemoryPool:
             if space.device.kind == "cuda":
                 # Kernels queued on the current stream may still use the
                 # block: its next owner (maybe on another stream) waits.
-                block.event = backend_for(space.device).record_event(space.device)
+                block.event = backend_for(space.device).record_event(space.device)  # type: ignore[attr-defined]
         with self._lock:
             for space, block in blocks:
                 size = block.size

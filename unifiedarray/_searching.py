@@ -7,12 +7,10 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from collections.abc import Sequence  # noqa: F401
-from typing import Literal  # noqa: F401
+from typing import Literal
 
 from . import _dispatch
 from ._array import UnifiedArray
-from ._data_types import DType  # noqa: F401
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 

@@ -37,10 +37,10 @@ class UniqueInverseResult(NamedTuple):
 
 
 __all__ = [
-    "isin",
     "UniqueAllResult",
     "UniqueCountsResult",
     "UniqueInverseResult",
+    "isin",
     "unique_all",
     "unique_counts",
     "unique_inverse",

@@ -7,12 +7,8 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from collections.abc import Sequence  # noqa: F401
-from typing import Literal  # noqa: F401
-
 from . import _dispatch
 from ._array import UnifiedArray
-from ._data_types import DType  # noqa: F401
 
 __all__ = ["argsort", "sort"]
 

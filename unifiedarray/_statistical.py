@@ -7,12 +7,9 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from collections.abc import Sequence  # noqa: F401
-from typing import Literal  # noqa: F401
-
 from . import _dispatch
 from ._array import UnifiedArray
-from ._data_types import DType  # noqa: F401
+from ._data_types import DType
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
 

@@ -7,12 +7,10 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from collections.abc import Sequence  # noqa: F401
-from typing import Any, Literal  # noqa: F401
+from typing import Any
 
 from . import _dispatch
 from ._array import UnifiedArray
-from ._data_types import DType  # noqa: F401
 
 __all__ = ["all", "any", "diff"]
 

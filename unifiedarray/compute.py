@@ -25,7 +25,7 @@ from typing import Any
 import array_api_compat.numpy as _compat_numpy
 import numpy as np
 
-__all__ = ["cuda_namespace", "host_namespace", "mlx_namespace"]
+__all__ = ["host_namespace", "namespace_for"]  # and cuda_namespace, mlx_namespace: made on first use
 
 
 def _derive(name: str, base: Any) -> types.ModuleType:
@@ -197,13 +197,13 @@ def __getattr__(name: str) -> Any:
         import array_api_compat.cupy as compat_cupy
 
         ns = _derive("unifiedarray.compute.cuda", compat_cupy)
-        setattr(sys.modules[__name__], "cuda_namespace", ns)
+        sys.modules[__name__].cuda_namespace = ns  # type: ignore[attr-defined]
         return ns
     if name == "mlx_namespace":
         from .backends import mlx_namespace as mlx_base
 
         ns = _derive("unifiedarray.compute.mlx", mlx_base)
-        setattr(sys.modules[__name__], "mlx_namespace", ns)
+        sys.modules[__name__].mlx_namespace = ns  # type: ignore[attr-defined]
         return ns
     raise AttributeError(name)
 

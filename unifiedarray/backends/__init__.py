@@ -22,7 +22,7 @@ import os
 import threading
 from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 

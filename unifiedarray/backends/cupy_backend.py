@@ -380,7 +380,7 @@ class CuPyBackend(Backend):
     def numpy_like(self) -> ModuleType:
         import cupy
 
-        return cupy  # type: ignore[no-any-return]
+        return cupy
 
     def aliases(self, a: Any, b: Any) -> bool:
         import cupy

@@ -230,31 +230,28 @@ def _dtype_arg(x: _Any) -> _Any:
 def result_type(*arrays_and_dtypes: _Any) -> _np.dtype:
     """Array API ``result_type`` over MLX arrays, NumPy dtypes and Python
     scalars (weak)."""
-    return _np.dtype(_compat.result_type(*(_dtype_arg(a) for a in arrays_and_dtypes)))
+    return _np.dtype(_compat.result_type(*(_dtype_arg(a) for a in arrays_and_dtypes)))  # type: ignore[attr-defined]
 
 
 def can_cast(from_: _Any, to: _Any, /) -> _builtins.bool:
     """Array API ``can_cast``."""
-    return _builtins.bool(_compat.can_cast(_dtype_arg(from_), _dtype_arg(to)))
+    return _builtins.bool(_compat.can_cast(_dtype_arg(from_), _dtype_arg(to)))  # type: ignore[attr-defined]
 
 
 def finfo(type: _Any, /) -> _Any:
     """Array API ``finfo`` (NumPy's)."""
-    return _compat.finfo(_dtype_arg(type))
+    return _compat.finfo(_dtype_arg(type))  # type: ignore[attr-defined]
 
 
 def iinfo(type: _Any, /) -> _Any:
     """Array API ``iinfo`` (NumPy's)."""
-    return _compat.iinfo(_dtype_arg(type))
+    return _compat.iinfo(_dtype_arg(type))  # type: ignore[attr-defined]
 
 
 def isdtype(dtype: _Any, kind: _Any) -> _builtins.bool:
     """Array API ``isdtype``."""
-    if isinstance(kind, tuple):
-        kind = tuple(_dtype_arg(k) for k in kind)
-    else:
-        kind = _dtype_arg(kind)
-    return _builtins.bool(_compat.isdtype(_dtype_arg(dtype), kind))
+    kind = tuple(_dtype_arg(k) for k in kind) if isinstance(kind, tuple) else _dtype_arg(kind)
+    return _builtins.bool(_compat.isdtype(_dtype_arg(dtype), kind))  # type: ignore[attr-defined]
 
 
 def from_dlpack(x: _Any, /, *, device: _Any = None, copy: _Any = None) -> _mx.array:

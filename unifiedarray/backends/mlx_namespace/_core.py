@@ -174,7 +174,7 @@ def result_dtype(path: str, *args: Any, **kwargs: Any) -> np.dtype:
 @functools.lru_cache(maxsize=4096)
 def _promote(specs: tuple) -> np.dtype:
     try:
-        return np.dtype(_compat.result_type(*(_REPRESENTATIVE.get(s, s) for s in specs)))
+        return np.dtype(_compat.result_type(*(_REPRESENTATIVE.get(s, s) for s in specs)))  # type: ignore[attr-defined]
     except Exception as exc:
         raise TypeError(f"mlx: no promoted dtype for {specs}: {exc}") from None
 
@@ -429,7 +429,7 @@ def checked_indices(items: Sequence[tuple[Array, int, int]], op: str) -> list[Ar
             out.append(k)
             continue
         lo_a, hi_a = next(found)
-        lo, hi = builtins.int(lo_a.item()), builtins.int(hi_a.item())
+        lo, hi = builtins.int(lo_a.item()), builtins.int(hi_a.item())  # type: ignore[arg-type]
         for bad in (hi, lo):
             if not -n <= bad < n:
                 where = f"mlx {op}: " if op else ""

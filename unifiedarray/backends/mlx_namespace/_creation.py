@@ -11,7 +11,7 @@ import builtins
 import math
 import operator
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any
 
 import mlx.core as mx
 import numpy as np
@@ -40,7 +40,7 @@ from ._core import (
     transfer,
 )
 
-Shape = Union[int, Sequence[int]]
+Shape = int | Sequence[int]
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
 
@@ -169,10 +169,8 @@ def arange(
         raise ZeroDivisionError("mlx arange: step must not be zero")  # NumPy's class
     all_int = all(isinstance(v, (builtins.int, np.integer)) for v in (start, stop, step))
     dt, mdt = _dtype(dtype, DEFAULT_INT if all_int else DEFAULT_FLOAT, "arange")
-    if all_int:
-        n = builtins.max(0, -((start - stop) // step))  # exact ceil for ints
-    else:
-        n = builtins.max(0, math.ceil((stop - start) / step))
+    # An exact ceiling for ints; floats as NumPy computes it.
+    n = builtins.max(0, -((start - stop) // step)) if all_int else builtins.max(0, math.ceil((stop - start) / step))
     if n > _INT64_MAX:
         raise ValueError(f"mlx arange: {n} elements is more than an array can hold")  # NumPy's class
     with cpu_if(dt, FLOAT64):

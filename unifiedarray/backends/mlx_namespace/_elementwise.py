@@ -424,10 +424,7 @@ def _signature(x: Any) -> Any:
 def _plan(name: str, args: tuple) -> _Plan:
     out = result_dtype(name, *args)
     out_mx = check_holdable(name, out)
-    if len(args) == 1:
-        compute = _compute_dtype(out, dtype_of(args[0]))
-    else:
-        compute = out if out != BOOL else common_dtype(*args)
+    compute = _compute_dtype(out, dtype_of(args[0])) if len(args) == 1 else out if out != BOOL else common_dtype(*args)
     special = compute == _COMPLEX128 and name in _BOOL_OF_COMPLEX128
     dtypes = [out, compute] + [dtype_of(a) for a in args if is_array(a)]
     return _Plan(out_mx, compute, FLOAT64 in dtypes, special)
@@ -544,10 +541,7 @@ def _integer_pow(generated: Callable[[Any, Any], Array]) -> Callable[[Any, Any],
             # MLX gives 0 (or garbage) for an integer to a negative integer
             # power; NumPy raises ValueError at the call.  A Python int costs
             # nothing to check; an array exponent costs a read of any(x2 < 0).
-            if is_array(x2):
-                negative = x2.size and dtype_of(x2).kind == "i" and bool(mx.any(x2 < 0).item())
-            else:
-                negative = x2 < 0
+            negative = x2.size and dtype_of(x2).kind == "i" and bool(mx.any(x2 < 0).item()) if is_array(x2) else x2 < 0
             if negative:
                 raise ValueError("mlx pow: Integers to negative integer powers are not allowed.")
         return out
@@ -563,7 +557,7 @@ def clip(x: Array, /, min: Any | None = None, max: Any | None = None) -> Array:
     """Array API ``clip``: the result keeps ``x``'s dtype; NaN in ``x``,
     ``min`` or ``max`` gives NaN."""
     require_array(x, "clip")
-    bounds = [b.dtype for b in (min, max) if is_array(b)]
+    bounds = [b.dtype for b in (min, max) if is_array(b)]  # type: ignore[union-attr]
     with cpu_if(x.dtype, *bounds, *(common_dtype(x, b) for b in (min, max) if is_array(b))):
         return _clip(x, min, max)
 

@@ -56,10 +56,7 @@ def _is_bool_array(k: Any) -> bool:
 
 
 def _as_key_tuple(key: Any) -> tuple:
-    if isinstance(key, tuple):
-        items = key
-    else:
-        items = (key,)
+    items = key if isinstance(key, tuple) else (key,)
     out = []
     for k in items:
         if isinstance(k, (list, np.ndarray)):
@@ -69,14 +66,12 @@ def _as_key_tuple(key: Any) -> tuple:
             if host.dtype.kind not in "iub":
                 # NumPy's class for [1.5] and for [2**70] (an object array).
                 raise IndexError("mlx indexing: arrays used as indices must be of integer or boolean type")
-            if host.dtype.kind in _INTEGER_KINDS:
-                # Checked on the host (no device read) in _prepare, then moved.
-                k = host
-            else:
-                # An index given as host data moves to MLX: a counted move too.
-                k = from_host(host, "mlx indexing: host index array")
+            # Integers are checked on the host (no device read) in _prepare,
+            # then moved; a boolean mask given as host data moves to MLX now
+            # (a counted move too).
+            k = host if host.dtype.kind in _INTEGER_KINDS else from_host(host, "mlx indexing: host index array")
         elif isinstance(k, np.generic) and not isinstance(k, np.bool_):
-            k = operator.index(k)
+            k = operator.index(k)  # type: ignore[arg-type]
         elif isinstance(k, np.bool_):
             k = builtins.bool(k)
         out.append(k)
@@ -124,7 +119,7 @@ def _check_key(shape: tuple[int, ...], key: tuple, op: str) -> list[int | None]:
             if k.dtype == mx.bool_:
                 # The standard lets a mask dimension be 0 whatever the array's size.
                 dims = tuple(shape[pos : pos + k.ndim])
-                if any(ks not in (xs, 0) for ks, xs in zip(k.shape, dims)):
+                if any(ks not in (xs, 0) for ks, xs in zip(k.shape, dims, strict=False)):
                     raise IndexError(
                         f"mlx {op}: boolean index of shape {tuple(k.shape)} does not match "
                         f"the indexed dimensions {dims}"
@@ -148,8 +143,8 @@ def _prepare(x: Array, key: Any, op: str) -> tuple[tuple, list[int | None]]:
             fixed[i] = _upload_checked(k, x.shape[ax], ax, op)
     arrays = [i for i, k in enumerate(tkey) if is_array(k) and k.dtype != mx.bool_]
     if arrays:
-        checked = checked_indices([(tkey[i], x.shape[axes[i]], axes[i]) for i in arrays], op)  # type: ignore[index]
-        for i, k in zip(arrays, checked):
+        checked = checked_indices([(tkey[i], x.shape[axes[i]], axes[i]) for i in arrays], op)  # type: ignore[index, misc]
+        for i, k in zip(arrays, checked, strict=False):
             fixed[i] = k
     return tuple(fixed), axes
 
@@ -276,7 +271,7 @@ def _masked_update(x: Array, mask: Array, v: Array) -> Array:
         # As many values as selected elements, or NumPy's ValueError (MLX
         # would clip the slots, or fail on an empty value): the count costs
         # one evaluation, and only here.
-        selected = builtins.int(mx.sum(flat).item())
+        selected = builtins.int(mx.sum(flat).item())  # type: ignore[arg-type]
         if selected != v.shape[0]:
             raise ValueError(
                 f"mlx setitem: cannot assign {v.shape[0]} input values to the {selected} elements the mask selects"
@@ -285,7 +280,7 @@ def _masked_update(x: Array, mask: Array, v: Array) -> Array:
             return x
         slot = mx.cumsum(flat.astype(mx.int64)) - 1
         slot = mx.clip(slot, 0, builtins.max(v.shape[0] - 1, 0))
-        gathered = mx.take(mx.broadcast_to(v, (v.shape[0],) + rest), slot, axis=0)
+        gathered = mx.take(mx.broadcast_to(v, (v.shape[0], *rest)), slot, axis=0)
         v = gathered.reshape(tuple(mask.shape) + rest)
     return mx.where(cond, v, x)
 
@@ -347,7 +342,7 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
         raise ValueError("mlx take_along_axis: indices must have as many dimensions as x")
     ax = normalize_axis(axis, x.ndim, "take_along_axis")
     xs, js = list(x.shape), list(indices.shape)
-    others = np.broadcast_shapes(tuple(xs[:ax] + [1] + xs[ax + 1 :]), tuple(js[:ax] + [1] + js[ax + 1 :]))
+    others = np.broadcast_shapes(tuple([*xs[:ax], 1, *xs[ax + 1 :]]), tuple([*js[:ax], 1, *js[ax + 1 :]]))
     xshape = list(others)
     xshape[ax] = xs[ax]
     jshape = list(others)

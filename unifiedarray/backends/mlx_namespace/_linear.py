@@ -60,7 +60,7 @@ def _int_matmul(a: Array, b: Array) -> Array:
         part = mx.sum(a[..., :, start:stop, None] * b[..., None, start:stop, :], axis=-2)
         total = part if total is None else total + part
     if total is None:
-        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (n, m)
+        shape = (*np.broadcast_shapes(a.shape[:-2], b.shape[:-2]), n, m)
         return mx.zeros(shape, dtype=a.dtype)
     return total.astype(a.dtype) if total.dtype != a.dtype else total
 
@@ -80,10 +80,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
         raise ValueError(f"mlx matmul: inner dimensions differ ({a.shape[-1]} and {b.shape[-2]})")
     np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     with cpu_if(dt):
-        if dt.kind in "fc":
-            out = mx.matmul(a, b)
-        else:
-            out = _int_matmul(a, b)
+        out = mx.matmul(a, b) if dt.kind in "fc" else _int_matmul(a, b)
         if squeeze_first:
             out = mx.squeeze(out, axis=-2)
         if squeeze_last:
@@ -105,7 +102,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
         ax_b = [normalize_axis(i, b.ndim, "tensordot") for i in axes[1]]
         if len(ax_a) != len(ax_b):
             raise ValueError("mlx tensordot: axes lists differ in length")
-    for i, j in zip(ax_a, ax_b):
+    for i, j in zip(ax_a, ax_b, strict=False):
         if a.shape[i] != b.shape[j]:
             raise ValueError(f"mlx tensordot: contracted dimensions differ ({a.shape[i]} and {b.shape[j]})")
     free_a = [i for i in range(a.ndim) if i not in ax_a]

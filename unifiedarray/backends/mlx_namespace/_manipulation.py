@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import Union
 
 import mlx.core as mx
 import numpy as np
@@ -33,7 +32,7 @@ from ._core import (
     to_host,
 )
 
-Axes = Union[int, Sequence[int]]
+Axes = int | Sequence[int]
 
 
 def _promoted(arrays: Sequence[Array], op: str) -> list[Array]:
@@ -122,7 +121,7 @@ def moveaxis(x: Array, source: Axes, destination: Axes, /) -> Array:
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise ValueError("mlx moveaxis: repeated axis")
     order = [a for a in range(x.ndim) if a not in src]
-    for d, s in sorted(zip(dst, src)):
+    for d, s in sorted(zip(dst, src, strict=False)):
         order.insert(d, s)
     return mx.transpose(x, order)
 
@@ -156,10 +155,10 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
             shape[axis] = 0
             return mx.zeros(shape, dtype=x.dtype)
         return mx.repeat(x, r, axis=axis)
-    if dtype_of(repeats).kind not in "iu":
+    if dtype_of(repeats).kind not in "iu":  # type: ignore[arg-type]
         raise TypeError("mlx repeat: repeats must have an integer dtype")
     n = x.shape[axis]
-    reps = to_host(repeats, "mlx fallback: repeat (array repeats)").astype(np.int64)
+    reps = to_host(repeats, "mlx fallback: repeat (array repeats)").astype(np.int64)  # type: ignore[arg-type]
     reps = np.broadcast_to(reps, (n,))
     if (reps < 0).any():
         raise ValueError("mlx repeat: repeats must be non-negative")
@@ -190,7 +189,7 @@ def roll(x: Array, /, shift: Axes, *, axis: Axes | None = None) -> Array:
     if len(shifts) != len(axes):
         raise ValueError("mlx roll: shift and axis must have the same length")
     out = x
-    for s, a in zip(shifts, axes):
+    for s, a in zip(shifts, axes, strict=False):
         out = _roll_axis(out, operator.index(s), normalize_axis(a, x.ndim, "roll"))
     return fresh(out) if out is x else out
 
@@ -245,7 +244,7 @@ def tile(x: Array, repetitions: tuple[int, ...], /) -> Array:
         nd = max(len(reps), x.ndim)
         shape = (1,) * (nd - x.ndim) + tuple(x.shape)
         full = (1,) * (nd - len(reps)) + reps
-        return mx.zeros(tuple(s * r for s, r in zip(shape, full)), dtype=x.dtype)
+        return mx.zeros(tuple(s * r for s, r in zip(shape, full, strict=False)), dtype=x.dtype)
     return mx.tile(x, list(reps)) if reps else fresh(x)
 
 
@@ -258,7 +257,8 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     axis = normalize_axis(axis, x.ndim, "unstack")
     # Basic indexing rather than mx.take: take refuses arrays with zero elements.
     lead = (slice(None),) * axis
-    return tuple(x[lead + (i,)] for i in range(x.shape[axis]))
+    keys = [(*lead, i) for i in range(x.shape[axis])]
+    return tuple(x[k] for k in keys)
 
 
 @float64_on_cpu

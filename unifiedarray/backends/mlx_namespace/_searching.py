@@ -64,7 +64,7 @@ def upload_index_arrays(arrays: Sequence[np.ndarray], reason: str) -> list[Array
         return []
     packed = from_host(np.concatenate(flat) if len(flat) > 1 else flat[0], reason)
     out, start = [], 0
-    for a, f in zip(arrays, flat):
+    for a, f in zip(arrays, flat, strict=False):
         out.append(packed[start : start + f.size].reshape(a.shape))
         start += f.size
     return out
@@ -156,7 +156,7 @@ def searchsorted(
             # index outside [0, n) (one read of the sorter's min and max).
             lo, hi = mx.min(sorter), mx.max(sorter)
             mx.eval(lo, hi)
-            if int(lo.item()) < 0 or int(hi.item()) >= x1.shape[0]:
+            if int(lo.item()) < 0 or int(hi.item()) >= x1.shape[0]:  # type: ignore[arg-type]
                 raise ValueError("mlx searchsorted: Sorter index out of range.")
         x1 = mx.take(x1, sorter.astype(_MX_INDEX))
     dt = common_dtype(x1, x2)
@@ -173,10 +173,7 @@ def where(condition: Array, x1: Any, x2: Any, /) -> Array:
     """Array API ``where``; ``x1`` and ``x2`` promote (scalars weakly)."""
     require_array(condition, "where")
     cond = condition if condition.dtype == mx.bool_ else condition != 0
-    if is_array(x1) or is_array(x2):
-        dt = common_dtype(x1, x2)
-    else:
-        dt = common_dtype(scalar(x1, _default_for(x1)), x2)
+    dt = common_dtype(x1, x2) if is_array(x1) or is_array(x2) else common_dtype(scalar(x1, _default_for(x1)), x2)
     check_holdable("where", dt)
     with cpu_if(dt):
         return mx.where(cond, cast(x1, dt, "where"), cast(x2, dt, "where"))
@@ -228,7 +225,7 @@ def _flip(x: Array, axis: int) -> Array:
 def _unique_host(x: Array, reason: str, **kw: bool) -> tuple[np.ndarray, ...]:
     require_array(x, reason.rsplit(" ", 1)[-1])
     host = to_host(x, reason)
-    res = np.unique(host.reshape(-1), equal_nan=False, **kw)
+    res = np.unique(host.reshape(-1), equal_nan=False, **kw)  # type: ignore[call-overload]
     return res if isinstance(res, tuple) else (res,)
 
 

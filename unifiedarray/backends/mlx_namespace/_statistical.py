@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 import math
 from collections.abc import Callable
-from typing import Any, Optional
+from typing import Any
 
 import mlx.core as mx
 
@@ -32,7 +32,7 @@ from ._core import (
     scalar,
 )
 
-Axis = Optional[int | tuple[int, ...]]
+Axis = int | tuple[int, ...] | None
 
 
 def _reduced_shape(shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> tuple[int, ...]:
@@ -242,8 +242,5 @@ def _differences(a: Array, ax: int, n: int) -> Array:
         m = a.shape[ax]
         lo[ax] = slice(0, builtins.max(m - 1, 0))
         hi[ax] = slice(1, builtins.max(m, 1))
-        if a.dtype == mx.bool_:
-            a = mx.not_equal(a[tuple(hi)], a[tuple(lo)])
-        else:
-            a = a[tuple(hi)] - a[tuple(lo)]
+        a = mx.not_equal(a[tuple(hi)], a[tuple(lo)]) if a.dtype == mx.bool_ else a[tuple(hi)] - a[tuple(lo)]
     return a

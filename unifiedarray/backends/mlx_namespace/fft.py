@@ -75,10 +75,7 @@ def _scale(y: Array, n: int, norm: str, inverse: bool) -> Array:
         raise ValueError(f"mlx fft: norm must be 'backward', 'ortho' or 'forward', not {norm!r}")
     if norm == "backward" or n == 0:
         return y
-    if norm == "ortho":
-        f = math.sqrt(n) if inverse else 1.0 / math.sqrt(n)
-    else:
-        f = float(n) if inverse else 1.0 / n
+    f = (math.sqrt(n) if inverse else 1.0 / math.sqrt(n)) if norm == "ortho" else float(n) if inverse else 1.0 / n
     return y * f
 
 
@@ -145,7 +142,7 @@ def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "bac
     require_array(x, "hfft")
     out = result_dtype("fft.hfft", x)
     xc, _ = _prepare(x, "hfft", False)
-    y = irfft(mx.conj(xc), n=n, axis=axis, norm=_SWAP.get(norm, norm))  # type: ignore[arg-type]
+    y = irfft(mx.conj(xc), n=n, axis=axis, norm=_SWAP.get(norm, norm))
     return _finish(y, out)
 
 
@@ -155,7 +152,7 @@ def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: Norm = "ba
     require_array(x, "ihfft")
     out = result_dtype("fft.ihfft", x)
     xc, _ = _prepare(x, "ihfft", True)
-    y = mx.conj(rfft(xc, n=n, axis=axis, norm=_SWAP.get(norm, norm)))  # type: ignore[arg-type]
+    y = mx.conj(rfft(xc, n=n, axis=axis, norm=_SWAP.get(norm, norm)))
     return _finish(y, out)
 
 

@@ -159,7 +159,7 @@ def _evaluated(out: Array, op: str) -> Array:
 
 
 def _eps(dtype: np.dtype) -> float:
-    return float(np.finfo(_REAL_OF[dtype]).eps)
+    return float(np.finfo(_REAL_OF[dtype]).eps)  # type: ignore[call-overload]
 
 
 # -- decompositions ---------------------------------------------------------------------------
@@ -271,14 +271,14 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     x = _inexact(x, "qr")
     _matrices(x, "qr")
     if x.dtype == mx.complex64:
-        return QRResult(*_on_host("qr", lambda a: tuple(np.linalg.qr(a, mode=mode)), x))
+        return QRResult(*_on_host("qr", lambda a: tuple(np.linalg.qr(a, mode=mode)), x))  # type: ignore[call-overload]
     m, n = x.shape[-2:]
     if mode == "reduced" or m <= n:
         q, r = mx.linalg.qr(x)
         return QRResult(q, r)
     # MLX gives the reduced factors only.  The QR of [x | I] has an m-by-m Q,
     # and its first n columns of R are x's complete R: x = Q R[:, :n].
-    eye = mx.broadcast_to(mx.eye(m, dtype=x.dtype), tuple(x.shape[:-2]) + (m, m))
+    eye = mx.broadcast_to(mx.eye(m, dtype=x.dtype), (*tuple(x.shape[:-2]), m, m))
     q, r = mx.linalg.qr(mx.concatenate([x, eye], axis=-1))
     return QRResult(q, r[..., :, :n])
 
@@ -301,7 +301,7 @@ def svdvals(x: Array, /) -> Array:
     """Array API ``linalg.svdvals`` (descending)."""
     x = _inexact(x, "svdvals")
     _matrices(x, "svdvals")
-    return mx.linalg.svd(x, compute_uv=False)
+    return mx.linalg.svd(x, compute_uv=False)  # type: ignore[return-value]
 
 
 # -- built from the above ---------------------------------------------------------------------
@@ -328,10 +328,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
     batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     a = mx.broadcast_to(a, batch + tuple(a.shape[-2:]))
     b = mx.broadcast_to(b, batch + tuple(b.shape[-2:]))
-    if dt == COMPLEX64:
-        out = _on_host("solve", np.linalg.solve, a, b)
-    else:
-        out = _evaluated(mx.linalg.solve(a, b), "solve")
+    out = _on_host("solve", np.linalg.solve, a, b) if dt == COMPLEX64 else _evaluated(mx.linalg.solve(a, b), "solve")
     return out[..., 0] if vector else out
 
 
@@ -343,7 +340,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     _matrices(x, "pinv", ValueError if x.ndim == 0 else LinAlgError)
     m, n = x.shape[-2:]
     if m == 0 or n == 0:
-        return mx.zeros(tuple(x.shape[:-2]) + (n, m), dtype=x.dtype)
+        return mx.zeros((*tuple(x.shape[:-2]), n, m), dtype=x.dtype)
     u, s, vh = svd(x, full_matrices=False)
     cutoff = _relative_cutoff(s, rtol, builtins.max(m, n), dtype_of(x))
     s_inv = mx.where(s > cutoff, 1.0 / s, mx.zeros_like(s))
@@ -477,8 +474,9 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         raise ValueError("mlx linalg.cross: the cross product axis must have size 3")
     # Basic indexing rather than mx.take: take refuses arrays with zero elements.
     lead = (slice(None),) * ax
-    a0, a1, a2 = (a[lead + (i,)] for i in range(3))
-    b0, b1, b2 = (b[lead + (i,)] for i in range(3))
+    keys = [(*lead, i) for i in range(3)]
+    a0, a1, a2 = (a[k] for k in keys)
+    b0, b1, b2 = (b[k] for k in keys)
     return mx.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=ax)
 
 
@@ -520,9 +518,24 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
 # MLX's factorisations crash the process (SIGFPE) on empty matrices, so an
 # empty input to one of them is computed on the host, counted (it moves no
 # bytes, but the move is still recorded).
-_FACTORISATIONS = (
-    "cholesky det eig eigh eigvals eigvalsh inv matrix_norm matrix_power matrix_rank pinv qr slogdet solve svd svdvals"
-).split()
+_FACTORISATIONS = [
+    "cholesky",
+    "det",
+    "eig",
+    "eigh",
+    "eigvals",
+    "eigvalsh",
+    "inv",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+]
 
 
 def _host_if_empty(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
