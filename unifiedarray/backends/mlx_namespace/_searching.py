@@ -30,6 +30,7 @@ from ._core import (
     scalar,
     to_host,
 )
+from ._creation import _scalar_default
 
 _MX_INDEX = mx.int64
 
@@ -180,8 +181,6 @@ def where(condition: Array, x1: Any, x2: Any, /) -> Array:
 
 
 def _default_for(v: Any) -> np.dtype:
-    from ._creation import _scalar_default
-
     return _scalar_default(v)
 
 

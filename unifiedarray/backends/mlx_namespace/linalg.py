@@ -33,6 +33,7 @@ import operator
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import array_api_compat.numpy as compat_np
 import mlx.core as mx
 import numpy as np
 from numpy.exceptions import AxisError
@@ -539,8 +540,6 @@ _FACTORISATIONS = [
 
 
 def _host_if_empty(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    import array_api_compat.numpy as compat_np
-
     host_fn = getattr(compat_np.linalg, name)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
