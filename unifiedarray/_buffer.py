@@ -435,17 +435,24 @@ class UnifiedBuffer:
             self._copies[MLX] = backend_for(MLX).detach(self._copies[MLX])  # type: ignore[attr-defined]
             self._mlx_leased = False
 
-    def _lease(self, dev: Device, reason: str) -> Any:
-        """A writable handle on ``dev``'s copy, counted as a write."""
+    def _lease(self, dev: Device, reason: str, plain: bool = False) -> Any:
+        """A writable handle on ``dev``'s copy, counted as a write.  On the
+        host a ``HostHandle`` (whose views join the lease), or with ``plain``
+        a plain ndarray (what ``np.asarray`` hands out: NumPy would strip the
+        subclass anyway)."""
         with self._lock:
             native = self._acquire(dev, True, reason)
             if dev == CPU:
                 handles = self._host_handles
                 if handles is None:
                     handles = self._host_handles = []
-                view = native.view(HostHandle)  # not registered: native has no registry
-                view._registry = handles
-                if len(handles) >= 16:  # drop the handles that are gone
+                if plain:
+                    view = native.view()
+                else:
+                    view = native.view(HostHandle)  # not registered: native has no registry
+                    view._registry = handles
+                n = len(handles)
+                if n >= 16 and not n & (n - 1):  # drop the handles that are gone (at 16, 32, ...: amortised)
                     handles[:] = [ref for ref in handles if ref() is not None]
                 handles.append(weakref.ref(view))
                 return view

@@ -90,6 +90,8 @@ def array(x: UnifiedArray, dtype: Any = None, copy: bool | None = None) -> np.nd
     if buf._placement is CPU and buf._copies.keys() == {CPU} and CPU in buf._valid:
         # The host copy is the only copy: nothing can go stale, so NumPy gets
         # what it expects of np.asarray, an alias it may write (a lease).
+        if x._key is None:
+            return buf._lease(CPU, "__array__", plain=True)  # type: ignore[no-any-return]
         try:
             handle = _dispatch.writable_native(x, CPU, "__array__")
         except BufferError:
