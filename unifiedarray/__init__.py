@@ -212,7 +212,7 @@ complex64 = _np.dtype("complex64")
 complex128 = _np.dtype("complex128")
 
 # -- constants
-e = _np.e
+e: float = _np.e
 pi = _np.pi
 inf = _np.inf
 nan = _np.nan

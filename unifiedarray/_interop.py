@@ -91,7 +91,7 @@ def array(x: UnifiedArray, dtype: Any = None, copy: bool | None = None) -> np.nd
         # The host copy is the only copy: nothing can go stale, so NumPy gets
         # what it expects of np.asarray, an alias it may write (a lease).
         if x._key is None:
-            return buf._lease(CPU, "__array__", plain=True)  # type: ignore[no-any-return]
+            return buf._lease(CPU, "__array__", plain=True)
         try:
             handle = _dispatch.writable_native(x, CPU, "__array__")
         except BufferError:
