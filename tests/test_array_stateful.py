@@ -4,7 +4,8 @@ A base array lives on the host or on MLX; views (basic slices, reshapes,
 axis permutations, squeezes, expand_dims and flips of the base or of other
 views) are taken at random; writes go through any view (index
 assignment, in-place operators) or through the buffer's host and MLX handles
-(an MLX lease kept across an array write), in this thread or another; results
+(an MLX lease kept across an array write), NumPy's out= and in-place functions, or
+NumPy's np.asarray alias, in this thread or another; results
 built in another thread are read here.  After every step every view must read the model's values on the host and on
 MLX (never stale), and a second read right after a first must move nothing
 (never redundant).
@@ -180,6 +181,40 @@ class ViewModel(RuleBasedStateMachine):
         other = xp.ones_like(arr)
         arr *= other + other
         self.set_values(idx, self.values(idx) * 2)
+
+    @rule(v=views, how=st.sampled_from(["ufunc out=", "function out=", "positional out", "copyto"]))
+    def numpy_writes_into_a_view(self, v, how):
+        """NumPy's out= (by keyword or by position) and its in-place
+        functions write through the buffer, on every device."""
+        arr, idx = self.pair(v)
+        if idx.ndim == 0 and how != "ufunc out=":
+            return
+        old = self.values(idx)
+        if how == "ufunc out=":
+            np.multiply(arr, 2, out=arr)
+            new = old * 2
+        elif how == "function out=":
+            np.clip(arr, 3, 20, out=arr)
+            new = np.clip(old, 3, 20)
+        elif how == "positional out":
+            np.clip(arr, -5, 5, arr)
+            new = np.clip(old, -5, 5)
+        else:
+            np.copyto(arr, 7)
+            new = np.full_like(old, 7)
+        self.set_values(idx, new)
+
+    @rule(value=st.integers(-9, 9))
+    def write_through_numpys_alias(self, value):
+        """np.asarray of a host-only array is a writable alias; of anything
+        else a read-only view, so a write never goes unseen."""
+        alias = np.asarray(self.base)
+        if alias.flags.writeable:
+            alias[self.first] = value
+            self.model[self.first] = value
+        else:
+            with pytest.raises(ValueError):
+                alias[self.first] = value
 
     @rule(value=st.integers(-9, 9))
     def write_host_handle(self, value):
