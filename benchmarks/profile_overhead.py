@@ -96,7 +96,10 @@ BLOCKS: dict[str, list[tuple[str, str]]] = {
     "xp.sum(a) (1000, 1000)": [
         ("NumPy: np.sum(Abig) (the work)", "np.sum(Abig)"),
         ("+ array-api-compat: hn.sum(Abig)", "hn.sum(Abig)"),
-        ("+ wrap: _dispatch.wrap_result(hn.sum(Abig), CPU, (Abig,))", "_dispatch.wrap_result(hn.sum(Abig), CPU, (Abig,))"),
+        (
+            "+ wrap: _dispatch.wrap_result(hn.sum(Abig), CPU, (Abig,))",
+            "_dispatch.wrap_result(hn.sum(Abig), CPU, (Abig,))",
+        ),
         ("full: ua.sum(abig)", "ua.sum(abig)"),
     ],
     "a[1:3] (8,)": [
