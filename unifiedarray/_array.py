@@ -29,8 +29,11 @@ import numpy as np
 
 from ._buffer import UnifiedBuffer
 from ._devices import CPU, Device, DeviceLike
+from ._views import Permute
 
 __all__ = ["API_VERSIONS", "UnifiedArray"]
+
+_TRANSPOSE = Permute((1, 0))  # x.T's link: the axes are known, nothing to check
 
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _SCALAR_REASONS = {k: f"UnifiedArray.{k}" for k in ("__bool__", "__int__", "__float__", "__complex__", "__index__")}
@@ -114,17 +117,19 @@ class UnifiedArray:
     @property
     def T(self) -> UnifiedArray:
         """The transpose of a 2-D array: a view."""
-        if self.ndim != 2:
-            raise ValueError(f"x.T requires a 2-D array (this one is {self.ndim}-D); use permute_dims or mT")
-        return _dispatch.permuted(self, (1, 0))
+        shape = self._shape
+        if len(shape) != 2:
+            raise ValueError(f"x.T requires a 2-D array (this one is {len(shape)}-D); use permute_dims or mT")
+        return _dispatch.linked_view(self, _TRANSPOSE, (shape[1], shape[0]))
 
     @property
     def mT(self) -> UnifiedArray:
         """The transpose of the last two axes: a view."""
-        if self.ndim < 2:
+        n = len(self._shape)
+        if n < 2:
             raise ValueError("x.mT requires at least 2 dimensions")
-        n = self.ndim
-        return _dispatch.permuted(self, (*range(n - 2), n - 1, n - 2))
+        axes = (*range(n - 2), n - 1, n - 2)
+        return _dispatch.linked_view(self, Permute(axes), tuple(self._shape[a] for a in axes))
 
     @property
     def real(self) -> UnifiedArray:

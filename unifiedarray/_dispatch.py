@@ -504,7 +504,12 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     # The fast path: whole arrays on the host, current, nothing in flight.
     if buf._placement is CPU and x._key is None and buf._pending is None and CPU in buf._valid:
         if ty is UnifiedArray:
-            rhs = host_current(y)
+            yb = y._buf  # host_current(y), inlined: this is most of a small a + b's cost
+            rhs = (
+                yb._copies[CPU]
+                if y._key is None and yb._placement is CPU and yb._pending is None and CPU in yb._valid
+                else None
+            )
         elif ty in PY_SCALARS:
             check_scalar(x, y, name)
             rhs = y
