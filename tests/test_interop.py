@@ -758,3 +758,24 @@ def test_numpy_calls_dask_and_xarray_make_run_on_mlx(name):
     want = RECIPE_CALLS[name](host)
     assert out.dtype == want.dtype and out.shape == want.shape
     np.testing.assert_allclose(np.asarray(out), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpy_memory_questions_are_asked_of_the_memory_itself(device):
+    """``np.may_share_memory(np.asarray(x), x)`` is what scikit-learn's
+    check_array(copy=True) asks before it copies: a conversion on the way
+    would answer False and let it write into the caller's array."""
+    x = xp.asarray([1.0, 2.0, 3.0], device=device)
+    alias = np.asarray(x)
+    assert np.may_share_memory(alias, x) and np.shares_memory(alias, x)
+    assert not np.may_share_memory(np.ones(3), x)
+    assert not np.shares_memory(np.array(x), x)  # a copy is not an alias
+
+
+def test_numpy_dtype_metadata_does_not_come_in():
+    """A dtype's metadata is a dict NumPy code caches things in (scikit-learn
+    caches unique labels there); kept, it would go stale after a write."""
+    a = np.arange(3)
+    a = a.view(np.dtype(a.dtype, metadata={"cached": [0, 1, 2]}))
+    for x in (xp.asarray(a), xp.from_dlpack(a)):
+        assert x.dtype == np.dtype(np.int64) and x.dtype.metadata is None

@@ -284,6 +284,11 @@ def _to_host_array(obj: Any, dt: np.dtype | None, dev: Device) -> np.ndarray:
     arr = np.asarray(obj, dtype=dt)
     if arr.dtype.kind not in "biufc":
         raise TypeError(f"asarray: unsupported input {type(obj).__name__} (dtype {arr.dtype})")
+    if arr.dtype.metadata is not None:
+        # A dtype's metadata is a dict NumPy code may cache things in (scikit-
+        # learn caches unique labels): it would go stale after a write, so
+        # the data comes in under the plain dtype.
+        arr = arr.view(np.dtype(arr.dtype.str))
     if not arr.dtype.isnative:
         # Data in the other byte order (a FITS file's big-endian floats, say)
         # comes in as the same dtype in native order: the same values, and

@@ -561,12 +561,25 @@ def array_function(func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
     if not all(issubclass(t, UnifiedArray | np.ndarray) for t in types):
         return NotImplemented
     name = _numpy_name(func)
+    if name in _ASKS_ABOUT_MEMORY:
+        # np.may_share_memory(np.asarray(x), x): asked of the memory itself,
+        # so the arrays are never converted or copied on the way.
+        return func(*(_host_memory(a) for a in args), **kwargs)
     view = _NUMPY_VIEWS.get(name)
     if view is not None and args and type(args[0]) is UnifiedArray:
         res = view(*args, **kwargs)
         if res is not None:
             return res
     return numpy_call(name, func, args, dict(kwargs), f"numpy.{name}")
+
+
+# NumPy's questions about memory: answered on the arrays' host copies as they
+# are (a UnifiedArray's, synced if stale; an ndarray itself).
+_ASKS_ABOUT_MEMORY = frozenset({"may_share_memory", "shares_memory"})
+
+
+def _host_memory(a: Any) -> Any:
+    return _dispatch.native_on(a, CPU, "numpy.may_share_memory") if type(a) is UnifiedArray else a
 
 
 # NumPy's functions that return views, answered with views of the buffer
