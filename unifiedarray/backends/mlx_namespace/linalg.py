@@ -159,6 +159,20 @@ def _evaluated(out: Array, op: str) -> Array:
     return out
 
 
+def _refuse_singular(a: Array, op: str) -> None:
+    """``LinAlgError`` for a matrix with an exact zero pivot (NumPy's
+    "Singular matrix", which LAPACK reports the same way), found before MLX
+    sees it: MLX 0.32's inv and solve report LAPACK's failure by raising from
+    an evaluation, and that sometimes never returns (a hung process).  Its
+    LU factorisation does not fail on a singular matrix: its zero pivot is
+    read instead (one evaluation)."""
+    if a.size == 0:
+        return
+    lu, _ = mx.linalg.lu_factor(a)
+    if mx.any(mx.diagonal(lu, axis1=-2, axis2=-1) == 0).item():
+        raise LinAlgError(f"mlx linalg.{op}: Singular matrix")
+
+
 def _eps(dtype: np.dtype) -> float:
     return float(np.finfo(_REAL_OF[dtype]).eps)  # type: ignore[call-overload]
 
@@ -218,6 +232,7 @@ def inv(x: Array, /) -> Array:
     _square(x, "inv")
     if x.dtype == mx.complex64:
         return _on_host("inv", np.linalg.inv, x)
+    _refuse_singular(x, "inv")
     return _evaluated(mx.linalg.inv(x), "inv")
 
 
@@ -329,7 +344,11 @@ def solve(x1: Array, x2: Array, /) -> Array:
     batch = tuple(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
     a = mx.broadcast_to(a, batch + tuple(a.shape[-2:]))
     b = mx.broadcast_to(b, batch + tuple(b.shape[-2:]))
-    out = _on_host("solve", np.linalg.solve, a, b) if dt == COMPLEX64 else _evaluated(mx.linalg.solve(a, b), "solve")
+    if dt == COMPLEX64:
+        out = _on_host("solve", np.linalg.solve, a, b)
+    else:
+        _refuse_singular(a, "solve")
+        out = _evaluated(mx.linalg.solve(a, b), "solve")
     return out[..., 0] if vector else out
 
 
