@@ -22,6 +22,7 @@ True
 from __future__ import annotations
 
 import builtins as _builtins
+import math as _math
 from typing import Any
 
 import array_api_compat as _array_api_compat
@@ -212,7 +213,7 @@ complex64 = _np.dtype("complex64")
 complex128 = _np.dtype("complex128")
 
 # -- constants
-e: float = _np.e
+e = _math.e  # NumPy's stubs make mypy misread np.e
 pi = _np.pi
 inf = _np.inf
 nan = _np.nan
