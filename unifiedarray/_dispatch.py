@@ -254,8 +254,10 @@ def wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
 # -- errors: the same class on every device ----------------------------------------------
 
 #: A backend's exception (device kind, class, a pattern of its message) and the
-#: class the host raises for the same call.  Checked in order; exceptions of
-#: the host's own classes pass through unchanged.
+#: class the host raises for the same call.  Checked in order; an exception no
+#: row matches passes through unchanged.  The backends' namespaces raise the
+#: host's classes themselves where they can (the MLX namespace checks indices,
+#: pivots and axes before MLX sees them); this table is the net behind them.
 ERRORS: tuple[tuple[str, type[BaseException], re.Pattern[str], type[Exception]], ...] = (
     ("mlx", RuntimeError, re.compile(r"bad_cast|out of range|too large"), OverflowError),
     ("mlx", ValueError, re.compile(r"axis .* (is )?out of bounds|Invalid axis|\[.*\] .*axis"), AxisError),
