@@ -514,10 +514,13 @@ NUMPY_CALLS = {
 }
 
 
-# The calls that still run on the host for MLX chunks (the lead's dispatch):
-# remove a name here when its call runs on MLX.
-STILL_ON_HOST = {"nanargmax"}  # an all-NaN slice is an error NumPy raises: checking it reads the data
-_ON_HOST = pytest.mark.xfail(strict=True, reason="NumPy calls on MLX: lead's dispatch")
+# The calls that still run on the host for MLX chunks: remove a name here when
+# its call runs on MLX.
+STILL_ON_HOST = {"nanargmax"}
+_ON_HOST = pytest.mark.xfail(
+    strict=True,
+    reason="np.nanargmax raises for an all-NaN slice: checking that on MLX reads the data, so it runs on the host",
+)
 
 
 @needs_mlx

@@ -43,7 +43,7 @@ SETTINGS = settings(
     database=None,
 )
 
-HOST_WRONG = "host: fixed by the lead's dispatch"
+HOST_WRONG = "the host accepts what the standard refuses"
 
 Maker = Callable[..., Any]
 
@@ -222,12 +222,11 @@ CASES: dict[str, tuple[type[BaseException], Callable[[Any, Maker], Any]]] = {
     "linalg.inv('a')": (TypeError, lambda xp, A: xp.linalg.inv("a")),
 }
 
-#: Cases where the host does not raise today, or raises AttributeError.
+#: Cases where the host does not raise (none now: a case that regresses goes
+#: here only with a reason).
 HOST_WRONG_TODAY: set[str] = set()
-#: Cases where the UnifiedArray layer in front of the MLX namespace (the
-#: lead's dispatch) raises AttributeError before the namespace is reached;
-#: the namespace's own TypeError is tested in test_namespace_refuses_non_arrays.
-#: (permute_dims: the array layer checks the axes itself, with ValueError.)
+#: Cases where the array layer in front of the MLX namespace raises another
+#: class before the namespace is reached (none now).
 ARRAY_LAYER_WRONG_TODAY: set[str] = set()
 
 
