@@ -389,22 +389,29 @@ def run(argv: Sequence[str]) -> int:
         # Candidates for removal from the xfails file.
         "xpassed_ids": xpassed,
     }
+    return report_summary(summary, json_path)
+
+
+#: Summary fields too long to print (they are in the JSON file; pytest's -rfE
+#: already printed the failures).
+LONG_FIELDS = ("failures", "xpassed_ids", "xfailed_ids", "pytest_args")
+
+
+def report_summary(summary: dict[str, Any], json_path: Path) -> int:
+    """Write ``summary`` to ``json_path``, print its short fields, and give
+    the runner's exit status: 1 for a failure or error, pytest's own status
+    where it is not 0 (5 nothing collected, 2 interrupted, 4 bad arguments),
+    1 where pytest wrote no report."""
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-
-    # The failure list is in the file; pytest's -rfE already printed it.
-    printed = {k: v for k, v in summary.items() if k not in ("failures", "xpassed_ids")}
-    print(json.dumps(printed, indent=2))
-    print(f"{len(failures)} failing test ids written to {json_path}")
-    if report is None:
-        print(
-            f"pytest (exit code {returncode}) wrote no report; see its output above",
-            file=sys.stderr,
-        )
-    if counts["failed"] or counts["errors"]:
+    print(json.dumps({k: v for k, v in summary.items() if k not in LONG_FIELDS}, indent=2))
+    print(f"{len(summary['failures'])} failing test ids written to {json_path}")
+    returncode, missing = summary["pytest_exit_code"], summary["report_missing"]
+    if missing:
+        print(f"pytest (exit code {returncode}) wrote no report; see its output above", file=sys.stderr)
+    if summary["failed"] or summary["errors"]:
         return 1
-    # e.g. 5 (nothing collected), 2 (interrupted), 4 (bad pytest arguments).
-    return returncode if returncode != 0 else (1 if report is None else 0)
+    return int(returncode) if returncode != 0 else (1 if missing else 0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -39,6 +39,7 @@ from conformance.run import (
     device_kind,
     git_commit,
     parse_xfails,
+    report_summary,
     summarize,
 )
 from conformance.suite_plugin import UNIFIEDARRAY, matches
@@ -267,16 +268,7 @@ def run(argv: Sequence[str]) -> int:
         # The suite's own xfail marks count here too, and may hide a failure of ours: look.
         "xfailed_ids": [t["nodeid"] for t in (report or {}).get("tests", []) if t["outcome"] == "xfailed"],
     }
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    printed = {k: v for k, v in summary.items() if k not in ("failures", "xpassed_ids", "xfailed_ids", "pytest_args")}
-    print(json.dumps(printed, indent=2))
-    print(f"{len(failures)} failing test ids written to {json_path}")
-    if report is None:
-        print(f"pytest (exit code {returncode}) wrote no report; see its output above", file=sys.stderr)
-    if counts["failed"] or counts["errors"]:
-        return 1
-    return returncode if returncode != 0 else (1 if report is None else 0)
+    return report_summary(summary, json_path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
