@@ -225,14 +225,16 @@ class _Pending:
 def test_every_fast_path_waits_for_a_move_in_flight(op):
     """A non-blocking move sets ``_pending``; every read (the operators'
     fast path once forgot) waits for it first, so nothing reads host memory
-    before the copy lands."""
+    before the copy lands.  Taking a view (``x[1:]``) reads nothing: its
+    first read waits."""
     x = xp.zeros(3)
     host = x.buffer._copies[xp.Device.parse("cpu")]
     pending = _Pending(lambda: host.__setitem__(slice(None), 7.0))
     x.buffer._pending = pending
     res = op(x)
-    assert pending.waited
+    assert pending.waited or (res.is_view and x.buffer._pending is pending)
     assert np.all(np.asarray(res) == np.asarray(op(xp.full(3, 7.0))))
+    assert pending.waited
 
 
 def test_errors_from_a_device_are_translated_to_the_host_class():
@@ -245,3 +247,22 @@ def test_errors_from_a_device_are_translated_to_the_host_class():
         assert type(_dispatch.translate(singular, dev, "linalg.inv")) is np.linalg.LinAlgError
     cpu = xp.Device.parse("cpu")
     assert _dispatch.translate(mlx_overflow, cpu, "take") is mlx_overflow  # the host's own errors pass
+
+
+@pytest.mark.skipif("mlx" not in DEVICES, reason="needs a second memory space")
+@pytest.mark.parametrize("take", [lambda x: x[1:], lambda x: x.T, lambda x: x.mT[::-1]])
+def test_taking_a_view_of_a_stale_host_copy_moves_nothing_and_its_read_sees_the_write(take):
+    """A view is not a read (promise 2): made while the host copy is stale,
+    it moves nothing; its first read moves once and sees the device's write
+    (promise 1), through the operators' fast path too."""
+    x = xp.reshape(xp.arange(6.0), (2, 3))
+    buf = x.buffer
+    buf.sync_to_device("mlx")
+    buf._apply_write(xp.Device.parse("mlx"), lambda m: m.__setitem__(slice(None), m * 10), "test write")
+    view, t = moves(lambda: take(x))
+    assert t.count == 0
+    expected = take(np.arange(6.0).reshape(2, 3) * 10)
+    (total, copy), t = moves(lambda: (view + 0.0, np.asarray(view)))
+    assert t.count == 1
+    np.testing.assert_array_equal(np.asarray(total), expected)
+    np.testing.assert_array_equal(copy, expected)

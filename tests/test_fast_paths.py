@@ -1,13 +1,17 @@
 """The host fast paths (``astype``, boolean-mask and integer-array indexing,
-``zeros``/``ones``/``full``) give what the general path gives: the same
-values, dtypes, shapes and errors, results that own their memory, and no
-moves.  The general path is reached through a view (``x[...]``), which no
-fast path takes; the reductions' fast path has its own test
-(test_reductions.py)."""
+``zeros``/``ones``/``full``, the operators, the one-call and unary paths)
+give what the general path gives: the same values, dtypes, shapes and
+errors, results that own their memory, and no moves.  The general path is
+reached through a view (``x[...]``) where no fast path takes views, and with
+the dispatch's fast entry points swapped for its general ones
+(:func:`general_path`) where they do; the reductions' fast path has its own
+test (test_reductions.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import warnings
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -16,6 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import unifiedarray as xp
+from unifiedarray import _dispatch
 
 from .conftest import DEVICES
 
@@ -165,6 +170,21 @@ def test_element_index_is_a_copy_while_a_move_is_in_flight():
     assert not e.is_view and float(e) == 2.0 and float(x[2]) == 40.0
 
 
+def _general_call(path, args, kwargs=_dispatch._EMPTY, reason=None, device=None):
+    return _dispatch.call_mixed(path, args, kwargs, reason, device)
+
+
+@contextlib.contextmanager
+def general_path():
+    """The dispatch without its operator, one-call and unary fast paths."""
+    with (
+        mock.patch.object(_dispatch, "operate", _dispatch.operate_general),
+        mock.patch.object(_dispatch, "call", _general_call),
+        mock.patch.object(_dispatch, "unary", lambda name, x: _general_call(name, (x,))),
+    ):
+        yield
+
+
 ONE_ARRAY_CALLS = {
     "mean": lambda x, ax: xp.mean(x, axis=ax),
     "std": lambda x, ax: xp.std(x, axis=ax, correction=1),
@@ -176,6 +196,7 @@ ONE_ARRAY_CALLS = {
     "negative": lambda x, ax: -x,
     "add scalar": lambda x, ax: x + 2,
     "radd scalar": lambda x, ax: 2 - x,
+    "matmul": lambda x, ax: x @ x,
 }
 
 
@@ -188,21 +209,26 @@ ONE_ARRAY_CALLS = {
     other=st.sampled_from(["scalar", "array"]),
 )
 def test_one_array_fast_paths_match_the_general_path(device, data, dtype, name, other):
-    """``_dispatch.call``'s one-host-array path, ``unary`` and ``operate``
-    (on the host and on a device) give what the general path gives (reached
-    through a view, which no fast path takes): values, dtypes, shapes and
-    errors."""
+    """``_dispatch.call``'s host path, ``unary`` and ``operate`` (on the
+    host and on a device; whole arrays, slices and transposes) give what the
+    general path gives: values, dtypes, shapes and errors."""
     if device == "mlx" and dtype == "complex128":
         dtype = "complex64"  # MLX holds no complex128
     a = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=2, max_side=4)))
     axis = data.draw(st.none() | st.integers(-3, 2))
+    form = data.draw(st.sampled_from(["whole", "slice", "transpose"]))
     whole = xp.asarray(a, device=device)
+    x = {"whole": whole, "slice": whole[::-1], "transpose": whole.mT if a.ndim == 2 else whole[...]}[form]
     fn = ONE_ARRAY_CALLS[name]
-    if other == "array" and name in ("add scalar", "radd scalar"):
-        b = xp.asarray(a[::-1].copy(), device=device)
-        fn = (lambda x, ax: x + b) if name == "add scalar" else (lambda x, ax: b - x)
+    if other == "array" and name in ("add scalar", "radd scalar", "matmul"):
+        b = xp.asarray(np.asarray(x).copy(), device=device)
+        if name == "matmul":
+            b = b.mT if b.ndim == 2 else b
+        with_b = {"add scalar": lambda x, ax: x + b, "radd scalar": lambda x, ax: b - x, "matmul": lambda x, ax: x @ b}
+        fn = with_b[name]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fast = outcome(lambda: fn(whole, axis))
-        general = outcome(lambda: fn(whole[...], axis))
+        fast = outcome(lambda: fn(x, axis))
+        with general_path():
+            general = outcome(lambda: fn(x, axis))
     assert fast == general

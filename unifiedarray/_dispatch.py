@@ -129,8 +129,8 @@ def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
         view = x._hostview
         if view is None:
             view = views.follow(resolve(CPU, ""), base, key)
-            if views.slices_only(key):
-                x._hostview = view  # always a real view of base
+            if views.real_views(key):
+                x._hostview = view  # a real view of base, which is never replaced
         return view
     with backend_for(dev).compute_context(dev):  # MLX's slices are graph nodes: on the library's stream
         return views.follow(resolve(dev, ""), base, key)
@@ -226,11 +226,14 @@ def wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
     if dev is CPU:
         tres = type(res)
         if tres is np.ndarray:
-            if inputs and (res.base is not None or any(res is inp for inp in inputs)):
+            if res.base is None:
                 for inp in inputs:
-                    if type(inp) is np.ndarray and (res is inp or np.may_share_memory(res, inp)):
-                        res = res.copy()
-                        break
+                    if res is inp:
+                        return adopted(res.copy(), CPU, res.dtype)
+            else:
+                for inp in inputs:
+                    if type(inp) is np.ndarray and np.may_share_memory(res, inp):
+                        return adopted(res.copy(), CPU, res.dtype)
             return adopted(res, CPU, res.dtype)
         if isinstance(res, np.generic):
             return adopted(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d array from a NumPy scalar
@@ -321,25 +324,38 @@ def call(
     array (a ``TypeError`` naming the function otherwise)."""
     x = args[0] if args else None
     if type(x) is UnifiedArray:
-        # The fast path: one host array, first, no other array among the
-        # arguments (the commonest call); the same steps as call_mixed's.
+        # The fast path: every array argument positional and on the host
+        # (the commonest calls); the same steps as call_mixed's.
         buf = x._buf
-        if device is None and buf._placement is CPU and _plain(args, kwargs):
+        if device is None and buf._placement is CPU and _host_rest(args, kwargs):
             fn = _RESOLVED.get((CPU, path))
             if fn is not None:
-                native = native_on(x, CPU, reason or path)
-                return wrap_result(fn(native, *args[1:], **kwargs), CPU, (native,))
+                why = reason or path
+                native = native_on(x, CPU, why)
+                if len(args) == 1:
+                    return wrap_result(fn(native, **kwargs), CPU, (native,))
+                nat = (native, *[native_on(a, CPU, why) if type(a) is UnifiedArray else a for a in args[1:]])
+                return wrap_result(fn(*nat, **kwargs), CPU, nat)
     elif not _array_sequence(x):
         raise TypeError(f"{path}: expected a UnifiedArray, got {type(x).__name__ if args else 'nothing'}")
     return call_mixed(path, args, kwargs, reason, device)
 
 
-def _plain(args: tuple, kwargs: dict[str, Any]) -> bool:
-    """No array (nor list or tuple that may hold one) after the first argument."""
+def _host_rest(args: tuple, kwargs: dict[str, Any]) -> bool:
+    """After the first argument: every array positional and placed on the
+    host, and no list or tuple (which may hold arrays)."""
     for v in args[1:]:
-        if type(v) is UnifiedArray or type(v) in (list, tuple):
+        tv = type(v)
+        if tv is UnifiedArray:
+            if v._buf._placement is not CPU:
+                return False
+        elif tv is list or tv is tuple:
             return False
-    return all(not (type(v) is UnifiedArray or type(v) in (list, tuple)) for v in kwargs.values())
+    for v in kwargs.values():
+        tv = type(v)
+        if tv is UnifiedArray or tv is list or tv is tuple:
+            return False
+    return True
 
 
 def _array_sequence(obj: Any) -> bool:
@@ -503,13 +519,20 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     should offer to the other side."""
     ty = type(y)
     buf = x._buf
-    # The fast path: whole arrays on the host, current, nothing in flight.
-    if buf._placement is CPU and x._key is None and buf._pending is None and CPU in buf._valid:
-        if ty is UnifiedArray:
+    # The fast path: arrays on the host, current, nothing in flight, whole or
+    # views whose native view is at hand (``A.T @ b``, ``s[:, None] - d``).
+    # It is short on purpose: between two BLAS calls, every instruction of
+    # the dispatch runs from cold caches and costs several times its
+    # standalone time.
+    if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
+        lhs = buf._copies[CPU] if x._key is None else x._hostview
+        if lhs is None:
+            rhs = None
+        elif ty is UnifiedArray:
             yb = y._buf  # host_current(y), inlined: this is most of a small a + b's cost
             rhs = (
-                yb._copies[CPU]
-                if y._key is None and yb._placement is CPU and yb._pending is None and CPU in yb._valid
+                (yb._copies[CPU] if y._key is None else y._hostview)
+                if yb._placement is CPU and yb._pending is None and CPU in yb._valid
                 else None
             )
         elif ty in PY_SCALARS:
@@ -521,7 +544,6 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             fn = _HOST_FN.get(name)
             if fn is None:
                 fn = _HOST_FN[name] = resolve(CPU, name)
-            lhs = buf._copies[CPU]
             if lhs.nbytes >= ELIDE_BYTES and name in _ELIDABLE and _COUNTS_OWNED_REFERENCES:
                 # A large operand that is a temporary nothing else can see
                 # ((a + b) in (a + b) * c) lends its memory to the result, as
@@ -565,16 +587,21 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = y
         else:
             rhs = None
-        fn = resolve(dev, name) if rhs is not None else None
+        fn = _RESOLVED.get((dev, name)) or resolve(dev, name) if rhs is not None else None
         if fn is not None:
             backend = backend_for(dev)
             lhs = buf._copies[dev]
-            with backend.compute_context(dev):
-                try:
-                    res = fn(rhs, lhs) if reflected else fn(lhs, rhs)
-                except Exception as exc:
-                    _reraise(exc, dev, name)
+            try:
+                res = backend.run(dev, fn, rhs, lhs) if reflected else backend.run(dev, fn, lhs, rhs)
+            except Exception as exc:
+                _reraise(exc, dev, name)
             return adopted(res, dev, backend.dtype_of(res))
+    return operate_general(x, y, name, reflected)
+
+
+def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
+    """:func:`operate` without its fast paths: what they must agree with."""
+    ty = type(y)
     if ty in PY_SCALARS:
         check_scalar(x, y, name)
         if reflected:
@@ -802,8 +829,10 @@ def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
     out._buf = buf
     parent = x._key
     out._key = (key,) if parent is None else (*parent, key)
-    if buf._placement is CPU and (parent is None or views.slices_only(parent)):
-        view = native_on(x, CPU, "UnifiedArray.__getitem__")[key]
+    base = buf._copies.get(CPU) if parent is None else x._hostview
+    if buf._placement is CPU and buf._pending is None and CPU in buf._valid and base is not None:
+        # A current host copy: the native view now (taking a view reads nothing).
+        view = base[key]
         out._hostview = view
         out._shape = view.shape
     else:
@@ -816,11 +845,18 @@ def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedAr
     """A view of ``x`` through ``link`` (a :class:`~unifiedarray._views.Reshape`
     or :class:`~unifiedarray._views.Permute`): it shares x's buffer, so
     writes through either are seen by both, on every backend."""
+    buf = x._buf
     out = object.__new__(UnifiedArray)
-    out._buf = x._buf
+    out._buf = buf
     out._key = (link,) if x._key is None else (*x._key, link)
     out._shape = shape
     out._hostview = None
+    if type(link) is views.Permute and buf._placement is CPU and buf._pending is None and CPU in buf._valid:
+        # A transpose of a current host copy is a real view: made now, so that
+        # the operators' fast path can take ``A.T @ b``.
+        parent = buf._copies[CPU] if x._key is None else x._hostview
+        if parent is not None:
+            out._hostview = parent.transpose(link.axes)
     return out
 
 
@@ -862,7 +898,7 @@ def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
         try:
             if chain is None:
                 ns.setitem(base, key, value)
-            elif dev.kind != "mlx" and views.slices_only(chain):
+            elif dev.kind != "mlx" and views.real_views(chain):
                 ns.setitem(views.follow(ns, base, chain), key, value)  # a real view: writes reach the copy
             else:
                 views.write_chain(ns, base, chain, key, value, backend.aliases)

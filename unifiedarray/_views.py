@@ -34,7 +34,7 @@ __all__ = [
     "follow",
     "is_basic_key",
     "one_element",
-    "slices_only",
+    "real_views",
     "view_key",
     "write_chain",
 ]
@@ -79,10 +79,10 @@ def follow(ns: Any, arr: Any, chain: tuple) -> Any:
     return arr
 
 
-def slices_only(chain: tuple) -> bool:
-    """Whether a chain has basic indices only (on NumPy and CuPy always a
-    real view of the copy)."""
-    return not any(type(k) in LINKS for k in chain)
+def real_views(chain: tuple) -> bool:
+    """Whether every link of a chain is a basic index or a permutation:
+    on NumPy and CuPy always a real view of the copy (a reshape may copy)."""
+    return all(type(k) is not Reshape for k in chain)
 
 
 def write_chain(ns: Any, arr: Any, chain: tuple, key: Any, value: Any, shares: Any) -> None:

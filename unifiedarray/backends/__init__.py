@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
 from typing import Any
@@ -140,6 +141,12 @@ class Backend:
         """The context every call on ``device``'s arrays runs in (the CUDA
         GPU of the data); a no-op where there is none."""
         return nullcontext()
+
+    def run(self, device: Device, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` inside :meth:`compute_context`: what the dispatch's
+        fast paths call (a backend may do it more cheaply)."""
+        with self.compute_context(device):
+            return fn(*args)
 
     def publish(self, native: Any) -> Any:
         """``native``, a new result, made ready to be kept as a buffer's copy

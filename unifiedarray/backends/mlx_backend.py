@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import _thread
 import platform
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -168,6 +169,24 @@ def compute_context() -> Any:
     if _MX is None:
         _ready()
     return _Compute()
+
+
+def run(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` inside :func:`compute_context`, without the context
+    object (the operators' fast path: about 0.3 µs less a call)."""
+    if len(_STREAMS) != 1:
+        with compute_context():
+            return fn(*args)
+    EVAL_LOCK.acquire()
+    try:
+        ctx = _MX.stream(_STREAMS[0])
+        ctx.__enter__()
+        try:
+            return fn(*args)
+        finally:
+            ctx.__exit__(None, None, None)
+    finally:
+        EVAL_LOCK.release()
 
 
 def evaluate(*arrays: Any) -> None:
@@ -399,6 +418,9 @@ class MLXBackend(Backend):
 
     def compute_context(self, device: Device) -> Any:
         return compute_context()
+
+    def run(self, device: Device, fn: Callable[..., Any], *args: Any) -> Any:
+        return run(fn, *args)
 
     def evaluate(self, *natives: Any) -> None:
         evaluate(*natives)

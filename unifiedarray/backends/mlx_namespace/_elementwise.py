@@ -440,16 +440,35 @@ def _finish(res: Array, plan: _Plan, name: str, inputs: tuple) -> Array:
     return res
 
 
+# A signature is "direct" once a call has shown that its arrays need no cast,
+# no float64 stream and no special case, and that ``impl`` gives the required
+# dtype: every later call with it is ``impl`` alone (MLX's result dtype
+# depends on its arguments' dtypes only).  This is most of a small call's cost.
+
+
+def _is_direct(plan: _Plan, args: tuple, computed: tuple) -> bool:
+    return not plan.float64 and not plan.special and all(a is c for a, c in zip(args, computed, strict=True))
+
+
 def _make_unary(name: str, impl: Callable[[Array], Array]) -> Callable[[Array], Array]:
     plans: dict[Any, _Plan] = {}
+    direct: set[Any] = set()
 
     def fn(x: Array, /) -> Array:
-        plan = plans.get(_signature(x))
+        sig = _signature(x)
+        if sig in direct:
+            res = impl(x)
+            return fresh(res) if res is x else res
+        plan = plans.get(sig)
         if plan is None:
             require_array(x, name)
-            plan = plans[_signature(x)] = _plan(name, (x,))
+            plan = plans[sig] = _plan(name, (x,))
         with cpu_if(FLOAT64) if plan.float64 else _NO_CONTEXT:
-            return _finish(impl(cast(x, plan.compute, name)), plan, name, (x,))
+            c = cast(x, plan.compute, name)
+            res = _finish(impl(c), plan, name, (x,))
+        if _is_direct(plan, (x,), (c,)):
+            direct.add(sig)
+        return res
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Array API ``{name}`` on MLX arrays."
@@ -458,9 +477,13 @@ def _make_unary(name: str, impl: Callable[[Array], Array]) -> Callable[[Array], 
 
 def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[Any, Any], Array]:
     plans: dict[Any, _Plan] = {}
+    direct: set[Any] = set()
 
     def fn(x1: Any, x2: Any, /) -> Array:
         key = (_signature(x1), _signature(x2))
+        if key in direct:
+            res = impl(x1, x2)
+            return fresh(res) if res is x1 or res is x2 else res
         plan = plans.get(key)
         if plan is None:
             if not (is_array(x1) or is_array(x2)):
@@ -470,7 +493,11 @@ def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[
             with cpu_if(FLOAT64):
                 return _BOOL_OF_COMPLEX128[name](_parts64(x1), _parts64(x2))
         with cpu_if(FLOAT64) if plan.float64 else _NO_CONTEXT:
-            return _finish(impl(cast(x1, plan.compute, name), cast(x2, plan.compute, name)), plan, name, (x1, x2))
+            c1, c2 = cast(x1, plan.compute, name), cast(x2, plan.compute, name)
+            res = _finish(impl(c1, c2), plan, name, (x1, x2))
+        if _is_direct(plan, (x1, x2), (c1, c2)):
+            direct.add(key)
+        return res
 
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Array API ``{name}`` on MLX arrays (Python scalars allowed, weakly typed)."
