@@ -232,3 +232,60 @@ def test_one_array_fast_paths_match_the_general_path(device, data, dtype, name, 
         with general_path():
             general = outcome(lambda: fn(x, axis))
     assert fast == general
+
+
+IN_PLACE = {
+    "add": lambda x, y: x.__iadd__(y),
+    "subtract": lambda x, y: x.__isub__(y),
+    "multiply": lambda x, y: x.__imul__(y),
+    "divide": lambda x, y: x.__itruediv__(y),
+    "pow": lambda x, y: x.__ipow__(y),
+    "remainder": lambda x, y: x.__imod__(y),
+    "bitwise_and": lambda x, y: x.__iand__(y),
+    "bitwise_left_shift": lambda x, y: x.__ilshift__(y),
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(["bool", "int8", "uint8", "int64", "float32", "float64", "complex128"]),
+    name=st.sampled_from(sorted(IN_PLACE)),
+    form=st.sampled_from(["whole", "slice", "transpose"]),
+    other=st.sampled_from(["array", "row", "scalar", "self"]),
+    raising=st.booleans(),
+)
+def test_in_place_operators_on_the_host_match_the_general_path(data, dtype, name, form, other, raising):
+    """``x <op>= y`` written into x's host memory (the fast path, here for
+    arrays of any size) leaves x, its parent and its views as the general
+    path (compute, then write) leaves them, and raises the same error
+    without writing anything, with ``np.errstate`` set to raise too."""
+    a = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=2, max_dims=2, max_side=4)))
+    if other == "scalar":
+        b = data.draw(st.sampled_from([0, 1, -3, 2.5, True, 1j, 300]))
+    elif other == "row":
+        b = data.draw(hnp.arrays(data.draw(st.sampled_from(["int8", "int64", "float64", "bool"])), a.shape[-1:]))
+    else:
+        b = data.draw(hnp.arrays(dtype, a.shape))
+
+    def run():
+        whole = xp.asarray(a)
+        x = {"whole": whole, "slice": whole[::-1], "transpose": whole.mT}[form]
+        y = x if other == "self" else (xp.asarray(b).mT if form == "transpose" and other == "array" else xp.asarray(b))
+        if other == "scalar":
+            y = b
+        errors = {"all": "raise"} if raising else {"all": "ignore"}
+        with np.errstate(**errors), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                IN_PLACE[name](x, y)
+                error = None
+            except Exception as exc:
+                error = type(exc)
+        return error, whole.dtype, np.asarray(whole).tobytes(), np.asarray(x).tobytes()
+
+    with mock.patch.object(_dispatch, "ELIDE_BYTES", 0):
+        fast = run()
+    with mock.patch.object(_dispatch, "_inplace_on_host", lambda x, y, name: False):
+        general = run()
+    assert fast == general

@@ -324,30 +324,35 @@ def call(
     array (a ``TypeError`` naming the function otherwise)."""
     x = args[0] if args else None
     if type(x) is UnifiedArray:
-        # The fast path: every array argument positional and on the host
-        # (the commonest calls); the same steps as call_mixed's.
-        buf = x._buf
-        if device is None and buf._placement is CPU and _host_rest(args, kwargs):
-            fn = _RESOLVED.get((CPU, path))
+        # The fast path: every array argument positional and placed where the
+        # first one is (the commonest calls); call_mixed's steps, fewer checks.
+        dev = x._buf._placement
+        if device is None and _placed_alike(args, kwargs, dev):
+            fn = _RESOLVED.get((dev, path))
             if fn is not None:
                 why = reason or path
-                native = native_on(x, CPU, why)
-                if len(args) == 1:
-                    return wrap_result(fn(native, **kwargs), CPU, (native,))
-                nat = (native, *[native_on(a, CPU, why) if type(a) is UnifiedArray else a for a in args[1:]])
-                return wrap_result(fn(*nat, **kwargs), CPU, nat)
+                native = native_on(x, dev, why)
+                nat = (native,) if len(args) == 1 else (native, *[_unwrap(a, dev, why) for a in args[1:]])
+                if dev is CPU:
+                    return wrap_result(fn(*nat, **kwargs), CPU, nat)
+                with backend_for(dev).compute_context(dev):
+                    try:
+                        res = fn(*nat, **kwargs)
+                    except Exception as exc:
+                        _reraise(exc, dev, path)
+                    return wrap_result(res, dev, nat)
     elif not _array_sequence(x):
         raise TypeError(f"{path}: expected a UnifiedArray, got {type(x).__name__ if args else 'nothing'}")
     return call_mixed(path, args, kwargs, reason, device)
 
 
-def _host_rest(args: tuple, kwargs: dict[str, Any]) -> bool:
-    """After the first argument: every array positional and placed on the
-    host, and no list or tuple (which may hold arrays)."""
+def _placed_alike(args: tuple, kwargs: dict[str, Any], dev: Device) -> bool:
+    """After the first argument: every array positional and placed on
+    ``dev``, and no list or tuple (which may hold arrays)."""
     for v in args[1:]:
         tv = type(v)
         if tv is UnifiedArray:
-            if v._buf._placement is not CPU:
+            if v._buf._placement is not dev:
                 return False
         elif tv is list or tv is tuple:
             return False
@@ -665,15 +670,23 @@ def _lendable(x: UnifiedArray, native: np.ndarray) -> np.ndarray | None:
     return None
 
 
+def _ufunc_result_dtype(fn: Any, lhs: np.ndarray, rhs: Any, reflected: bool = False) -> np.dtype | None:
+    """The dtype the ufunc ``fn`` gives for ``fn(lhs, rhs)`` (its own type
+    resolution: ``divide`` of integers is float64, which ``result_type``
+    does not know), Python scalars weak; None where it has no loop."""
+    t = type(rhs)
+    other = rhs.dtype if t is np.ndarray else np.dtype(bool) if t is bool else t
+    try:
+        return fn.resolve_dtypes((other, lhs.dtype, None) if reflected else (lhs.dtype, other, None))[-1]
+    except Exception:  # no loop for these dtypes: the general path gives the error
+        return None
+
+
 def _into(fn: Any, lhs: np.ndarray, rhs: Any, reflected: bool, target: np.ndarray) -> np.ndarray | None:
     """``fn(lhs, rhs)`` written into ``target`` (an operand), if the result
     has target's dtype and shape (NumPy's promotion rules, Python scalars
     weak); else None."""
-    try:
-        dtype = np.result_type(lhs, rhs)
-    except TypeError:
-        return None
-    if dtype != target.dtype:
+    if _ufunc_result_dtype(fn, lhs, rhs, reflected) != target.dtype:
         return None
     if type(rhs) is np.ndarray and rhs.shape != lhs.shape and np.broadcast_shapes(lhs.shape, rhs.shape) != target.shape:
         return None
@@ -698,6 +711,8 @@ def binary_function(name: str, x1: Any, x2: Any) -> UnifiedArray:
 def inplace(x: UnifiedArray, y: Any, name: str) -> Any:
     """``x <op>= y``: computed as ``x <op> y``, written into x through the
     buffer.  The dtype and shape must stay x's."""
+    if _inplace_on_host(x, y, name):
+        return x
     res = operate(x, y, name)
     if res is NotImplemented:
         return NotImplemented
@@ -707,6 +722,63 @@ def inplace(x: UnifiedArray, y: Any, name: str) -> Any:
         raise ValueError(f"in-place {name} would change the shape {x._shape} to {res.shape}")
     write(x, Ellipsis, res, f"in-place {name}")
     return x
+
+
+#: The in-place operators whose host function is a NumPy ufunc that can write
+#: into its first operand.
+_IN_PLACE_UFUNCS = frozenset(
+    [
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "pow",
+        "remainder",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "bitwise_left_shift",
+        "bitwise_right_shift",
+    ]
+)
+
+
+def _inplace_on_host(x: UnifiedArray, y: Any, name: str) -> bool:
+    """``x <op>= y`` computed into x's host memory (one pass, no temporary,
+    as NumPy's ``X -= mean``), through the buffer's write, where that gives
+    what the general path gives: a large x current on the host (a whole
+    array or a real view), y a Python scalar or a current host array, the
+    result of x's dtype and shape, and no error possible after the first
+    element is written (no integer ``**``, no ``np.errstate`` set to raise).
+    False where it does not apply; nothing is written then."""
+    buf = x._buf
+    if not (buf._placement is CPU and buf._pending is None and CPU in buf._valid and name in _IN_PLACE_UFUNCS):
+        return False
+    lhs = buf._copies[CPU] if x._key is None else x._hostview
+    if lhs is None or lhs.nbytes < ELIDE_BYTES:
+        return False  # small: the general path's copy costs less than these checks
+    ty = type(y)
+    if ty is UnifiedArray:
+        yb = y._buf
+        if not (yb._placement is CPU and yb._pending is None and CPU in yb._valid):
+            return False
+        rhs = yb._copies[CPU] if y._key is None else y._hostview
+        if rhs is None or np.broadcast_shapes(lhs.shape, rhs.shape) != lhs.shape:
+            return False
+    elif ty in PY_SCALARS:
+        check_scalar(x, y, name)
+        rhs = y
+    else:
+        return False
+    if (name == "pow" and lhs.dtype.kind in "iu") or "raise" in np.geterr().values():
+        return False
+    fn = _HOST_FN.get(name)
+    if fn is None:
+        fn = _HOST_FN[name] = resolve(CPU, name)
+    if _ufunc_result_dtype(fn, lhs, rhs) != lhs.dtype:
+        return False
+    buf._apply_write(CPU, lambda base: fn(lhs, rhs, out=lhs), f"in-place {name}")
+    return True
 
 
 # -- reductions ---------------------------------------------------------------------------
