@@ -75,7 +75,7 @@ LINKS = (Reshape, Permute)
 def follow(ns: Any, arr: Any, chain: tuple) -> Any:
     """``arr`` (a buffer's native copy) seen through a view's chain."""
     for k in chain:
-        arr = k.apply(ns, arr) if type(k) in LINKS else ns.getitem(arr, k)
+        arr = k.apply(ns, arr) if type(k) in LINKS else ns.view_getitem(arr, k)
     return arr
 
 
@@ -136,6 +136,23 @@ def basic_shape(shape: tuple[int, ...], key: tuple) -> tuple[int, ...]:
     """The shape ``key`` selects from ``shape``, with NumPy's checks (an
     ``IndexError`` for out-of-range integers, too many indices, two
     ellipses), without touching any data."""
+    if key and key[-1] is Ellipsis:
+        # Slices and new axes before view_key's Ellipsis (x[:, None], x[1:]):
+        # Python's own slice arithmetic, a few times cheaper than NumPy's.
+        head = key[:-1]
+        if all(type(k) is slice or k is None for k in head) and sum(k is not None for k in head) <= len(shape):
+            out, axis = [], 0
+            try:
+                for k in head:
+                    if k is None:
+                        out.append(1)
+                    else:
+                        out.append(len(range(*k.indices(shape[axis]))))
+                        axis += 1
+            except (TypeError, ValueError):
+                pass  # NumPy's error below
+            else:
+                return (*out, *shape[axis:])
     return np.broadcast_to(np.empty((), dtype=np.bool_), shape)[key].shape
 
 

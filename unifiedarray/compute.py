@@ -11,7 +11,9 @@ wrong for the standard lives in :func:`_corrections`, once, written against
 ``common/_aliases.py`` works.
 
 Besides the standard's functions, each namespace here offers ``getitem`` and
-``setitem`` so that the array layer can index every backend the same way.
+``setitem`` so that the array layer can index every backend the same way,
+and ``view_getitem``: a view chain's basic index, already checked against
+the shape when the view was taken, applied without checking it again.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ def _derive(name: str, base: Any) -> types.ModuleType:
     if not hasattr(base, "getitem"):  # NumPy and CuPy index with Python's operators
         mod.getitem = operator.getitem  # type: ignore[attr-defined]
         mod.setitem = operator.setitem  # type: ignore[attr-defined]
+    if not hasattr(base, "view_getitem"):
+        mod.view_getitem = mod.getitem  # type: ignore[attr-defined]
     for fname, fn in _corrections(base).items():
         setattr(mod, fname, fn)
     return mod

@@ -93,7 +93,7 @@ from ._creation import (
 )
 from ._elementwise import FUNCTIONS as _ELEMENTWISE
 from ._elementwise import clip
-from ._indexing import getitem, setitem, take, take_along_axis
+from ._indexing import getitem, setitem, take, take_along_axis, view_getitem
 from ._linear import matmul, tensordot, vecdot
 from ._manipulation import (
     broadcast_arrays,

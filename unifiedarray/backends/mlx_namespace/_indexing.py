@@ -185,6 +185,16 @@ def _has_scalar_bool(key: tuple) -> bool:
 
 
 @float64_on_cpu
+def view_getitem(x: Array, key: tuple) -> Array:
+    """``x[key]`` for a view chain's basic index (ints, slices, ``None``,
+    ``...``), checked against x's shape when the view was taken: MLX's own
+    basic indexing, which has NumPy's meaning for such keys, without
+    :func:`getitem`'s checks."""
+    out = x[key]
+    return fresh(out) if out is x else out
+
+
+@float64_on_cpu
 def getitem(x: Array, key: Any) -> Array:
     """``x[key]`` with Array API semantics: basic indices (ints checked
     against bounds), integer arrays, and boolean masks (via a counted host
