@@ -210,15 +210,21 @@ ONE_ARRAY_CALLS = {
 )
 def test_one_array_fast_paths_match_the_general_path(device, data, dtype, name, other):
     """``_dispatch.call``'s host path, ``unary`` and ``operate`` (on the
-    host and on a device; whole arrays, slices and transposes) give what the
-    general path gives: values, dtypes, shapes and errors."""
+    host and on a device; whole arrays, slices, transposes and reshapes)
+    give what the general path gives: values, dtypes, shapes and errors."""
     if device == "mlx" and dtype == "complex128":
         dtype = "complex64"  # MLX holds no complex128
     a = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=2, max_side=4)))
     axis = data.draw(st.none() | st.integers(-3, 2))
-    form = data.draw(st.sampled_from(["whole", "slice", "transpose"]))
+    form = data.draw(st.sampled_from(["whole", "slice", "transpose", "reshape", "reshape of a transpose"]))
     whole = xp.asarray(a, device=device)
-    x = {"whole": whole, "slice": whole[::-1], "transpose": whole.mT if a.ndim == 2 else whole[...]}[form]
+    x = {
+        "whole": whole,
+        "slice": whole[::-1],
+        "transpose": whole.mT if a.ndim == 2 else whole[...],
+        "reshape": xp.reshape(whole, (-1,)),  # a real view: NumPy's reshape of contiguous memory
+        "reshape of a transpose": xp.reshape(whole.mT if a.ndim == 2 else whole[::-1], (-1,)),  # a copy in NumPy
+    }[form]
     fn = ONE_ARRAY_CALLS[name]
     if other == "array" and name in ("add scalar", "radd scalar", "matmul"):
         b = xp.asarray(np.asarray(x).copy(), device=device)

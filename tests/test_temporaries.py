@@ -143,3 +143,17 @@ def test_a_temporary_lends_only_where_the_result_has_its_dtype(dtype, name, scal
     uc = c if scalar else xp.asarray(c)
     got = outcome(lambda: getattr(xp, name)(ua + ua, uc))
     assert got == expected
+
+
+@pytest.mark.parametrize("order", ["temporary first", "temporary second"])
+def test_a_temporary_smaller_than_the_result_is_not_lent(order):
+    """A lendable temporary that broadcasts up to the result (``(a + a) + b``
+    with ``a`` (1, n), ``b`` (8, n)) cannot hold it; shapes that do not
+    broadcast give NumPy's ValueError."""
+    a = np.arange(40000.0).reshape(1, -1)
+    b = np.ones((8, 40000))
+    ua, ub = xp.asarray(a), xp.asarray(b)
+    got = (ua + ua) + ub if order == "temporary first" else ub + (ua + ua)
+    np.testing.assert_array_equal(np.asarray(got), (a + a) + b)
+    with pytest.raises(ValueError):
+        (ua + ua) + xp.asarray(np.ones(7)) if order == "temporary first" else xp.asarray(np.ones(7)) + (ua + ua)

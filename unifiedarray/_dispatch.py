@@ -129,8 +129,8 @@ def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
         view = x._hostview
         if view is None:
             view = views.follow(resolve(CPU, ""), base, key)
-            if views.real_views(key):
-                x._hostview = view  # a real view of base, which is never replaced
+            if views.real_views(key) or (view.size and np.may_share_memory(view, base)):
+                x._hostview = view  # a real view of base, which is never replaced (a reshape may copy)
         return view
     with backend_for(dev).compute_context(dev):  # MLX's slices are graph nodes: on the library's stream
         return views.follow(resolve(dev, ""), base, key)
@@ -670,6 +670,14 @@ def _lendable(x: UnifiedArray, native: np.ndarray) -> np.ndarray | None:
     return None
 
 
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` (and not beyond it)."""
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
 def _ufunc_result_dtype(fn: Any, lhs: np.ndarray, rhs: Any, reflected: bool = False) -> np.dtype | None:
     """The dtype the ufunc ``fn`` gives for ``fn(lhs, rhs)`` (its own type
     resolution: ``divide`` of integers is float64, which ``result_type``
@@ -688,7 +696,11 @@ def _into(fn: Any, lhs: np.ndarray, rhs: Any, reflected: bool, target: np.ndarra
     weak); else None."""
     if _ufunc_result_dtype(fn, lhs, rhs, reflected) != target.dtype:
         return None
-    if type(rhs) is np.ndarray and rhs.shape != lhs.shape and np.broadcast_shapes(lhs.shape, rhs.shape) != target.shape:
+    if (
+        type(rhs) is np.ndarray
+        and rhs.shape != lhs.shape
+        and not (_broadcasts_to(lhs.shape, target.shape) and _broadcasts_to(rhs.shape, target.shape))
+    ):
         return None
     return fn(rhs, lhs, out=target) if reflected else fn(lhs, rhs, out=target)
 
@@ -763,7 +775,7 @@ def _inplace_on_host(x: UnifiedArray, y: Any, name: str) -> bool:
         if not (yb._placement is CPU and yb._pending is None and CPU in yb._valid):
             return False
         rhs = yb._copies[CPU] if y._key is None else y._hostview
-        if rhs is None or np.broadcast_shapes(lhs.shape, rhs.shape) != lhs.shape:
+        if rhs is None or not _broadcasts_to(rhs.shape, lhs.shape):
             return False
     elif ty in PY_SCALARS:
         check_scalar(x, y, name)
@@ -923,12 +935,19 @@ def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedAr
     out._key = (link,) if x._key is None else (*x._key, link)
     out._shape = shape
     out._hostview = None
-    if type(link) is views.Permute and buf._placement is CPU and buf._pending is None and CPU in buf._valid:
-        # A transpose of a current host copy is a real view: made now, so that
-        # the operators' fast path can take ``A.T @ b``.
+    if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
+        # The NumPy view of a current host copy, made now, so that the
+        # operators' fast path can take ``A.T @ b`` and ``X - m.reshape(1, -1)``:
+        # a transpose always is a real view; a reshape only where NumPy
+        # could make one (else it copied, and is made at each read instead).
         parent = buf._copies[CPU] if x._key is None else x._hostview
         if parent is not None:
-            out._hostview = parent.transpose(link.axes)
+            if type(link) is views.Permute:
+                out._hostview = parent.transpose(link.axes)
+            else:
+                view = parent.reshape(link.shape)
+                if view.size and np.may_share_memory(view, parent):
+                    out._hostview = view
     return out
 
 
