@@ -14,6 +14,7 @@ MLX (never stale), and a second read right after a first must move nothing
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule
 
 import unifiedarray as xp
+from unifiedarray import _dispatch
 
 from .conftest import DEVICES
 
@@ -216,6 +218,14 @@ class ViewModel(RuleBasedStateMachine):
             with pytest.raises(ValueError):
                 alias[self.first] = value
 
+    @rule()
+    def read_the_mlx_copy(self):
+        """The base's MLX copy, read (a host-placed base then has two valid
+        copies, and every later write must end the other one)."""
+        if "mlx" not in DEVICES:
+            return
+        np.testing.assert_array_equal(np.array(self.base.buffer.read("mlx")), self.model)
+
     @rule(value=st.integers(-9, 9))
     def write_host_handle(self, value):
         self.base.buffer.host[self.first] = value
@@ -266,6 +276,15 @@ class ViewModel(RuleBasedStateMachine):
         self.set_values(idx[as_view_key(key)] if idx.ndim else idx, value)
 
     @rule(v=views)
+    def expression_of_temporaries(self, v):
+        arr, idx = self.pair(v)
+        # Each intermediate is a temporary the next operator may write into;
+        # arr, a named view, never is.
+        res = ((arr * 2) + 1) * 3 - arr
+        expected = ((self.values(idx) * 2) + 1) * 3 - self.values(idx)
+        np.testing.assert_array_equal(np.asarray(res), expected)
+
+    @rule(v=views)
     def compute_in_one_thread_read_in_another(self, v):
         arr, idx = self.pair(v)
         doubled = OTHER_THREAD.submit(lambda: arr * 2 + 1).result(timeout=60)  # built there ...
@@ -282,6 +301,10 @@ class ViewModel(RuleBasedStateMachine):
             if self.device != "cpu":
                 on_device = xp.asarray(arr)  # computes where arr lives
                 np.testing.assert_array_equal(np.asarray(xp.asarray(on_device * 1)), expected)
+        if "mlx" in self.base.buffer.valid_devices:
+            # A copy the buffer calls valid holds the model's values, whichever
+            # copy was written last (a write that missed it would leave it stale).
+            np.testing.assert_array_equal(np.array(self.base.buffer.read("mlx")), self.model)
         with xp.track_transfers() as t:
             for arr, _ in self.pairs:
                 np.asarray(arr)
@@ -292,6 +315,25 @@ ViewModel.TestCase.settings = settings(
     max_examples=60, stateful_step_count=12, deadline=None, suppress_health_check=list(HealthCheck)
 )
 TestViewModel = ViewModel.TestCase
+
+
+class ViewModelWithLargeArrayPaths(ViewModel):
+    """The same model with the size threshold of the host's large-array
+    paths at 0, so that on these small arrays every in-place operator writes
+    in place and every temporary may lend its memory."""
+
+    def __init__(self):
+        self._threshold = mock.patch.object(_dispatch, "ELIDE_BYTES", 0)
+        self._threshold.start()
+        super().__init__()
+
+    def teardown(self):
+        self._threshold.stop()
+        super().teardown()
+
+
+ViewModelWithLargeArrayPaths.TestCase.settings = ViewModel.TestCase.settings
+TestViewModelWithLargeArrayPaths = ViewModelWithLargeArrayPaths.TestCase
 
 
 @pytest.mark.parametrize("device", DEVICES)
