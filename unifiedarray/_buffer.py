@@ -152,6 +152,9 @@ _ONLY: dict[Device, frozenset] = {}
 # a device memory limit is set (unifiedarray._spill); None otherwise.
 _ON_DEVICE_COPY: Any = None
 
+# object.__new__, bound once (adopt makes every result's buffer with it).
+_new = object.__new__
+
 
 class UnifiedBuffer:
     """One array's data, with a lazily synchronised copy per memory space.
@@ -748,7 +751,7 @@ def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:
     that sets the fields itself (a classmethod and :meth:`_setup` cost a
     measurable share of a small array's ``a + b``).
     """
-    self = object.__new__(UnifiedBuffer)
+    self = _new(UnifiedBuffer)
     self._shape = native.shape
     self._dtype = dtype
     self._pinned = False
