@@ -12,7 +12,10 @@ this prints:
    the difference between two successive rows is the cost of that layer;
 2. a ``cProfile`` listing of the full call repeated many times (internal
    time per function; cProfile inflates Python-level costs, so read it for
-   proportions only).
+   proportions only);
+3. first, ``A.T @ b`` (A 4000×64) with a little Python after NumPy's BLAS
+   call: what Python costs between two BLAS calls, against what it costs
+   alone (the ratio a workload of a few large calls pays per call).
 
 It calls private functions of the library (``unifiedarray._dispatch`` ...) to
 cut the call into pieces; if they are renamed, the affected rows say so
@@ -50,6 +53,7 @@ def _env() -> dict[str, Any]:
     a, b = ua.asarray(A), ua.asarray(B)
     big = rng.standard_normal((1000, 1000))
     abig = ua.asarray(big)
+    al, bl = ua.asarray(rng.standard_normal((4000, 64))), ua.asarray(rng.standard_normal((4000, 1)))
     return {
         "np": np, "ua": ua, "threading": threading, "CPU": CPU, "hn": host_namespace,
         "UnifiedArray": ua.UnifiedArray, "UnifiedBuffer": UnifiedBuffer,
@@ -63,12 +67,33 @@ def _env() -> dict[str, Any]:
         "L": A.tolist(), "LL": big.tolist(),
         "abig": abig, "Abig": abig._buf._copies[CPU],
         "S": np.float64(1.5),
+        # A.T @ b between BLAS calls: Python's cost there (see its block)
+        "Al": al, "bl": bl, "Alh": al._buf._copies[CPU], "blh": bl._buf._copies[CPU],
+        "R": al._buf._copies[CPU].T @ bl._buf._copies[CPU], "busy": _busy,
     }  # fmt: skip
+
+
+def _busy() -> int:
+    """A little pure-Python work (about 0.2 µs alone)."""
+    return sum(range(12))
 
 
 # (label, statement): each block is cumulative, top to bottom, ending with the
 # full public call; "piece" rows are single internal operations for reference.
 BLOCKS: dict[str, list[tuple[str, str]]] = {
+    # Python run between two BLAS calls costs several times what it costs
+    # alone (the caches the BLAS call used are cold for the interpreter):
+    # what a workload of a few large calls pays per call, not the figures of
+    # a loop of small ones.
+    "A.T @ b (A 4000x64) between BLAS calls": [
+        ("NumPy: Alh.T @ blh (the work, on the library's host copies)", "Alh.T @ blh"),
+        ("the work, then 0.2 µs of Python: Alh.T @ blh; busy()", "Alh.T @ blh; busy()"),
+        ("the work, then a wrapper instead: ...; adopted(R)", "Alh.T @ blh; _dispatch.adopted(R, CPU, f64)"),
+        ("full: Al.T @ bl", "Al.T @ bl"),
+        ("piece: busy() alone", "busy()"),
+        ("piece: _dispatch.adopted(R, CPU, f64) alone", "_dispatch.adopted(R, CPU, f64)"),
+        ("piece: Al.T alone", "Al.T"),
+    ],
     "a + b (8,)": [
         ("NumPy: An + Bn (the work)", "An + Bn"),
         ("+ wrap the result: _dispatch.adopted(An + Bn, CPU, f64)", "_dispatch.adopted(An + Bn, CPU, f64)"),
