@@ -1580,3 +1580,63 @@ def test_trace_of_empty_diagonals_in_a_stack_returns() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], timeout=120, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# -- the calls that skip the planning once a signature has shown it may ------------------
+
+FLOATS = [0.1, -0.0, 0.0, 2.5, -3.0, 1e300, -1e300, 1e-50, math.inf, -math.inf, math.nan]
+PLAIN_BINARY = ["add", "subtract", "multiply", "maximum", "minimum", "atan2", "equal", "less", "greater_equal"]
+
+
+def same_bits(a: Any, b: Any) -> bool:
+    """Equal values, NaNs equal, and the same signs of zero."""
+    x, y = np.array(a), np.array(b)
+    return (
+        x.dtype == y.dtype
+        and x.shape == y.shape
+        and np.array_equal(x, y, equal_nan=True)
+        and (x.dtype.kind != "f" or np.array_equal(np.signbit(x), np.signbit(y)))
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("name", PLAIN_BINARY)
+@pytest.mark.parametrize("scalar_first", [False, True])
+def test_a_python_float_reaching_mlx_as_it_is_gives_the_cast_result(dtype, name, scalar_first):
+    """After the first call of a signature (a float32 array with a Python
+    float, say), MLX's own function takes the float as it is: every value
+    (signed zeros, infinities, NaN, overflow) must give what the float cast
+    to the array's dtype gives, on the first call and on the direct ones."""
+    fn = getattr(ns, name)
+    x = mx.array(np.array([1.5, -2.0, 0.0, -0.0, 3e4, np.inf, np.nan], dtype=dtype))
+    for v in FLOATS * 2:  # the second pass runs on the direct path
+        cast = mx.array(v, dtype=x.dtype)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            got = fn(v, x) if scalar_first else fn(x, v)
+            want = fn(cast, x) if scalar_first else fn(x, cast)
+        assert same_bits(got, want), (name, v)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "mean"])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "uint8", "int32"])
+def test_reductions_give_the_same_dtype_and_values_on_every_call(name, dtype):
+    """A reduction's signature that needs no cast runs MLX's reduction alone
+    after its first call; one that does (small integers sum in int64) never
+    does: both give NumPy's dtype and values on every call."""
+    a = np.arange(1, 25, dtype=dtype).reshape(2, 3, 4) % 7
+    x = mx.array(a)
+    first = {}
+    for axis in [1, (0, 2), -1, 1, (0, 2), -1]:
+        got = getattr(ns, name)(x, axis=axis)
+        if name != "mean":
+            assert _core.dtype_of(got) == getattr(np, name)(a, axis=axis).dtype
+        np.testing.assert_allclose(np.array(got), getattr(np, name)(a, axis=axis), rtol=1e-6)
+        assert same_bits(got, first.setdefault(axis, got))
+
+
+def test_matmul_of_two_float32_matrices_checks_the_inner_dimension():
+    a = mx.array(np.ones((3, 4), np.float32))
+    with pytest.raises(ValueError, match="inner dimensions"):
+        ns.matmul(a, a)
+    np.testing.assert_array_equal(np.array(ns.matmul(a, a.T)), np.full((3, 3), 4.0, np.float32))

@@ -580,15 +580,16 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             if type(res) is np.ndarray:
                 return adopted(res, CPU, res.dtype)
             return wrap(res, CPU)
-    elif x._key is None and buf._pending is None and buf._placement in buf._valid:
-        # The same on a device: whole arrays whose copies there are current
+    elif buf._pending is None and buf._placement in buf._valid:
+        # The same on a device: arrays whose copies there are current, whole
+        # or views (a view's native is its chain applied to the copy: no move)
         # (the device's elementwise results never alias an input).
         dev = buf._placement
         if ty is UnifiedArray:
             yb = y._buf
             rhs = (
-                yb._copies[dev]
-                if (y._key is None and yb._placement is dev and yb._pending is None and dev in yb._valid)
+                (yb._copies[dev] if y._key is None else native_on(y, dev, name))
+                if (yb._placement is dev and yb._pending is None and dev in yb._valid)
                 else None
             )
         elif ty in PY_SCALARS:
@@ -599,7 +600,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         fn = _RESOLVED.get((dev, name)) or resolve(dev, name) if rhs is not None else None
         if fn is not None:
             backend = backend_for(dev)
-            lhs = buf._copies[dev]
+            lhs = buf._copies[dev] if x._key is None else native_on(x, dev, name)
             try:
                 res = backend.run(dev, fn, rhs, lhs) if reflected else backend.run(dev, fn, lhs, rhs)
             except Exception as exc:

@@ -62,7 +62,7 @@ class Permute(NamedTuple):
     axes: tuple[int, ...]
 
     def apply(self, ns: Any, arr: Any) -> Any:
-        return ns.permute_dims(arr, self.axes)
+        return ns.view_permute(arr, self.axes)
 
     def restore(self, ns: Any, sub: Any, parent_shape: tuple[int, ...]) -> Any:
         inverse = tuple(sorted(range(len(self.axes)), key=self.axes.__getitem__))

@@ -12,8 +12,9 @@ wrong for the standard lives in :func:`_corrections`, once, written against
 
 Besides the standard's functions, each namespace here offers ``getitem`` and
 ``setitem`` so that the array layer can index every backend the same way,
-and ``view_getitem``: a view chain's basic index, already checked against
-the shape when the view was taken, applied without checking it again.
+and ``view_getitem`` and ``view_permute``: a view chain's basic index or
+permutation, already checked when the view was taken, applied without
+checking it again.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def _derive(name: str, base: Any) -> types.ModuleType:
         mod.setitem = operator.setitem  # type: ignore[attr-defined]
     if not hasattr(base, "view_getitem"):
         mod.view_getitem = mod.getitem  # type: ignore[attr-defined]
+        mod.view_permute = base.permute_dims  # type: ignore[attr-defined]
     for fname, fn in _corrections(base).items():
         setattr(mod, fname, fn)
     return mod

@@ -93,7 +93,7 @@ from ._creation import (
 )
 from ._elementwise import FUNCTIONS as _ELEMENTWISE
 from ._elementwise import clip
-from ._indexing import getitem, setitem, take, take_along_axis, view_getitem
+from ._indexing import getitem, setitem, take, take_along_axis, view_getitem, view_permute
 from ._linear import matmul, tensordot, vecdot
 from ._manipulation import (
     broadcast_arrays,
@@ -305,7 +305,16 @@ for _name in list(globals()):
         and callable(_fn)
         and getattr(_fn, "__module__", "").startswith(__name__ + ".")
         and _name not in _ELEMENTWISE
-        and _name not in ("setitem", "to_mx_dtype", "to_np_dtype", "supports_dtype", "broadcast_shapes")
+        and _name
+        not in (
+            "setitem",
+            "view_getitem",
+            "view_permute",
+            "to_mx_dtype",
+            "to_np_dtype",
+            "supports_dtype",
+            "broadcast_shapes",
+        )
         and not isinstance(_fn, type)
     ):
         globals()[_name] = _empty_safe(_fn)

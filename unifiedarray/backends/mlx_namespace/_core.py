@@ -278,9 +278,23 @@ def empty_safe(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if _nothing_to_clean(args) and (not kwargs or _nothing_to_clean(kwargs.values())):
+            return fn(*args, **kwargs)  # the common case, without rebuilding the arguments
         return fn(*[_clean(a) for a in args], **{k: _clean(v) for k, v in kwargs.items()})
 
     return wrapper  # type: ignore[return-value]
+
+
+def _nothing_to_clean(values: Iterable[Any]) -> bool:
+    """No empty MLX array among ``values``, and no sequence that may hold one."""
+    for a in values:
+        t = type(a)
+        if t is mx.array:
+            if a.size == 0:
+                return False
+        elif t is list or t is tuple:
+            return False
+    return True
 
 
 # -- host moves -------------------------------------------------------------------------

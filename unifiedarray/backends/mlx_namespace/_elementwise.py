@@ -450,6 +450,26 @@ def _is_direct(plan: _Plan, args: tuple, computed: tuple) -> bool:
     return not plan.float64 and not plan.special and all(a is c for a, c in zip(args, computed, strict=True))
 
 
+# The binary functions that are MLX's own, and the dtypes into which MLX
+# converts a Python float exactly as ``scalar`` does (its weak scalars: the
+# array's dtype, round to nearest, overflow to inf, -0.0 kept): with these,
+# a Python float may reach MLX as it is.
+_PLAIN_MLX = frozenset([mx.add, mx.subtract, mx.multiply, mx.maximum, mx.minimum, mx.arctan2]) | frozenset(
+    [mx.equal, mx.not_equal, mx.less, mx.less_equal, mx.greater, mx.greater_equal]
+)
+_WEAK_FLOAT_TARGETS = frozenset([mx.float16, mx.float32])
+
+
+def _is_weak_float_pair(impl: Callable[..., Array], plan: _Plan, x1: Any, x2: Any) -> bool:
+    """A Python float with a float16 or float32 array of the compute dtype,
+    for one of MLX's own functions: MLX's weak scalar is what the cast would
+    give."""
+    if impl not in _PLAIN_MLX or plan.float64 or plan.special:
+        return False
+    arr = x2 if type(x1) is float else x1 if type(x2) is float else None
+    return type(arr) is mx.array and arr.dtype in _WEAK_FLOAT_TARGETS and dtype_of(arr) == plan.compute
+
+
 def _make_unary(name: str, impl: Callable[[Array], Array]) -> Callable[[Array], Array]:
     plans: dict[Any, _Plan] = {}
     direct: set[Any] = set()
@@ -495,7 +515,7 @@ def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[
         with cpu_if(FLOAT64) if plan.float64 else _NO_CONTEXT:
             c1, c2 = cast(x1, plan.compute, name), cast(x2, plan.compute, name)
             res = _finish(impl(c1, c2), plan, name, (x1, x2))
-        if _is_direct(plan, (x1, x2), (c1, c2)):
+        if _is_direct(plan, (x1, x2), (c1, c2)) or _is_weak_float_pair(impl, plan, x1, x2):
             direct.add(key)
         return res
 

@@ -195,6 +195,15 @@ def view_getitem(x: Array, key: tuple) -> Array:
 
 
 @float64_on_cpu
+def view_permute(x: Array, axes: tuple[int, ...]) -> Array:
+    """``x`` with its axes permuted, for a view chain's link (a permutation
+    checked when the view was taken): MLX's ``transpose`` without
+    :func:`permute_dims`'s checks."""
+    out = mx.transpose(x, axes)
+    return fresh(out) if out is x else out
+
+
+@float64_on_cpu
 def getitem(x: Array, key: Any) -> Array:
     """``x[key]`` with Array API semantics: basic indices (ints checked
     against bounds), integer arrays, and boolean masks (via a counted host

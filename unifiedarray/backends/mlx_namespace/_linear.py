@@ -65,8 +65,18 @@ def _int_matmul(a: Array, b: Array) -> Array:
     return total.astype(a.dtype) if total.dtype != a.dtype else total
 
 
+# The dtypes whose 2-D products are MLX's matmul as it is (no promotion, no
+# float64 stream, no exact-integer path): the commonest call, checked cheaply.
+_PLAIN_MATMUL = frozenset([mx.float16, mx.float32])
+
+
 def matmul(x1: Array, x2: Array, /) -> Array:
     """Array API ``matmul`` (integer products exact, wrapping as NumPy's)."""
+    plain = type(x1) is mx.array and type(x2) is mx.array and x1.ndim == 2 == x2.ndim
+    if plain and x1.dtype == x2.dtype and x1.dtype in _PLAIN_MATMUL:
+        if x1.shape[1] != x2.shape[0]:
+            raise ValueError(f"mlx matmul: inner dimensions differ ({x1.shape[1]} and {x2.shape[0]})")
+        return mx.matmul(x1, x2)
     a, b, dt = _promote_pair(x1, x2, "matmul")
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("mlx matmul: operands must have at least one dimension")

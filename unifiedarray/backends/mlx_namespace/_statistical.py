@@ -17,6 +17,7 @@ from typing import Any
 import mlx.core as mx
 
 from ._core import (
+    FLOAT64,
     Array,
     cast,
     check_holdable,
@@ -52,11 +53,31 @@ def _empty_result(name: str, shape: tuple[int, ...], axes: tuple[int, ...], keep
     return mx.full(_reduced_shape(shape, axes, keepdims), value)
 
 
+# (name, dtype, ndim, axis, dtype=, keepdims) -> the axes to reduce, for the
+# calls that need no cast, no float64 stream and no special case: what a
+# call with that signature did once, MLX's reduction alone after that.
+_DIRECT: dict[tuple, list[int]] = {}
+
+
 def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, dtype: Any, keepdims: bool) -> Array:
+    key = None
+    if type(x) is mx.array and x.size:
+        try:
+            key = (name, x.dtype, x.ndim, axis, dtype, keepdims)
+            axes_list = _DIRECT.get(key)
+        except TypeError:  # an unhashable axis (a list): the checks below say what it is
+            key = axes_list = None
+        if axes_list is not None:
+            return reduce(x, axis=axes_list, keepdims=keepdims)
     require_array(x, name)
     out = result_dtype(name, x, dtype=dtype)
     mdt = check_holdable(name, out)
     axes = normalize_axes(axis, x.ndim, name)
+    if key is not None and axes and mdt == x.dtype and FLOAT64 not in (out, dtype_of(x)):
+        res = reduce(x, axis=list(axes), keepdims=keepdims)
+        if res.dtype == mdt:
+            _DIRECT[key] = list(axes)
+            return res
     with cpu_if(out, x.dtype):
         if x.size == 0 and axes:
             return _empty_result(name, tuple(x.shape), axes, keepdims, mdt)
