@@ -943,16 +943,15 @@ def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedAr
     if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
         # The NumPy view of a current host copy, made now, so that the
         # operators' fast path can take ``A.T @ b`` and ``X - m.reshape(1, -1)``:
-        # a transpose always is a real view; a reshape only where NumPy
-        # could make one (else it copied, and is made at each read instead).
+        # a transpose always is a real view, a reshape of C-ordered memory
+        # too (any other reshape is made at its first read, and kept if
+        # NumPy made it a view).
         parent = buf._copies[CPU] if x._key is None else x._hostview
         if parent is not None:
             if type(link) is views.Permute:
                 out._hostview = parent.transpose(link.axes)
-            else:
-                view = parent.reshape(link.shape)
-                if view.size and np.may_share_memory(view, parent):
-                    out._hostview = view
+            elif parent.flags.c_contiguous:  # a reshape of C-ordered memory is always a view
+                out._hostview = parent.reshape(link.shape)
     return out
 
 
