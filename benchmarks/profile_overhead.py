@@ -100,7 +100,6 @@ BLOCKS: dict[str, list[tuple[str, str]]] = {
         ("+ operate(): _dispatch.operate(a, b, 'add')", "_dispatch.operate(a, b, 'add')"),
         ("full: a + b (__add__ → operate)", "a + b"),
         ("piece: _buffer.adopt(An, CPU, f64)", "_buffer.adopt(An, CPU, f64)"),
-        ("piece: threading.RLock()", "threading.RLock()"),
         ("piece: object.__new__(UnifiedArray)", "object.__new__(UnifiedArray)"),
         ("piece: object.__new__(UnifiedBuffer)", "object.__new__(UnifiedBuffer)"),
         ("piece: {CPU: An} (the copies dict)", "{CPU: An}"),
