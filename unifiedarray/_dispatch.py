@@ -337,14 +337,7 @@ def call(
                 why = reason or path
                 native = native_on(x, dev, why)
                 nat = (native,) if len(args) == 1 else (native, *[_unwrap(a, dev, why) for a in args[1:]])
-                if dev is CPU:
-                    return wrap_result(fn(*nat, **kwargs), CPU, nat)
-                with backend_for(dev).compute_context(dev):
-                    try:
-                        res = fn(*nat, **kwargs)
-                    except Exception as exc:
-                        _reraise(exc, dev, path)
-                    return wrap_result(res, dev, nat)
+                return _compute(fn, dev, path, nat, kwargs)
     elif not _array_sequence(x):
         raise TypeError(f"{path}: expected a UnifiedArray, got {type(x).__name__ if args else 'nothing'}")
     return call_mixed(path, args, kwargs, reason, device)
@@ -398,21 +391,26 @@ def call_mixed(
     fn = resolve(device, path)
     if fn is None:
         return _host_fallback(path, args, kwargs, device, reason)
-    if device is CPU:  # no context to enter, and the host's errors are the host's
-        nat_args = tuple([_unwrap(a, CPU, reason) for a in args])
-        nat_kwargs = {k: _unwrap(v, CPU, reason) for k, v in kwargs.items()} if kwargs else kwargs
-        return wrap_result(fn(*nat_args, **nat_kwargs), CPU, nat_args)
     # The arguments' copies first: reading them may take their buffers'
     # locks, which are never taken inside a compute context (MLX's holds the
     # evaluation lock, the innermost).
     nat_args = tuple([_unwrap(a, device, reason) for a in args])
     nat_kwargs = {k: _unwrap(v, device, reason) for k, v in kwargs.items()} if kwargs else kwargs
-    with backend_for(device).compute_context(device):
+    return _compute(fn, device, path, nat_args, nat_kwargs)
+
+
+def _compute(fn: Any, dev: Device, path: str, nat_args: tuple, nat_kwargs: dict[str, Any]) -> Any:
+    """``fn`` on native arguments already on ``dev``: inside its compute
+    context, the backend's errors raised as the host's classes, the result
+    wrapped (on the host: no context, and the host's errors are the host's)."""
+    if dev is CPU:
+        return wrap_result(fn(*nat_args, **nat_kwargs), CPU, nat_args)
+    with backend_for(dev).compute_context(dev):
         try:
             res = fn(*nat_args, **nat_kwargs)
         except Exception as exc:
-            _reraise(exc, device, path)
-        return wrap_result(res, device, nat_args)
+            _reraise(exc, dev, path)
+        return wrap_result(res, dev, nat_args)
 
 
 def _host_fallback(path: str, args: tuple, kwargs: dict, device: Device, reason: str) -> Any:
