@@ -150,6 +150,17 @@ def host_current(x: UnifiedArray) -> Any:
     return None
 
 
+def host_native(x: UnifiedArray) -> Any:
+    """What :func:`host_current` gives, for views too: the host copy of a
+    whole array, or the NumPy view a view keeps of it (see ``_hostview``),
+    if x is placed on the host, current there, nothing in flight; else None
+    (the operators' fast path asks the same, inlined)."""
+    buf = x._buf
+    if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
+        return buf._copies[CPU] if x._key is None else x._hostview
+    return None
+
+
 def writable_native(x: UnifiedArray, dev: Device, reason: str) -> Any:
     """A writable native array over x's data on ``dev`` (a lease: counted as
     a write), for consumers that may write (a raw pointer, a legacy DLPack
@@ -536,7 +547,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         if lhs is None:
             rhs = None
         elif ty is UnifiedArray:
-            yb = y._buf  # host_current(y), inlined: this is most of a small a + b's cost
+            yb = y._buf  # host_native(y), inlined: this is most of a small a + b's cost
             rhs = (
                 (yb._copies[CPU] if y._key is None else y._hostview)
                 if yb._placement is CPU and yb._pending is None and CPU in yb._valid
@@ -595,7 +606,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = y
         else:
             rhs = None
-        fn = _RESOLVED.get((dev, name)) or resolve(dev, name) if rhs is not None else None
+        fn = (_RESOLVED.get((dev, name)) or resolve(dev, name)) if rhs is not None else None
         if fn is not None:
             backend = backend_for(dev)
             lhs = buf._copies[dev] if x._key is None else native_on(x, dev, name)
@@ -766,18 +777,14 @@ def _inplace_on_host(x: UnifiedArray, y: Any, name: str) -> bool:
     result of x's dtype and shape, and no error possible after the first
     element is written (no integer ``**``, no ``np.errstate`` set to raise).
     False where it does not apply; nothing is written then."""
-    buf = x._buf
-    if not (buf._placement is CPU and buf._pending is None and CPU in buf._valid and name in _IN_PLACE_UFUNCS):
+    if name not in _IN_PLACE_UFUNCS:
         return False
-    lhs = buf._copies[CPU] if x._key is None else x._hostview
+    lhs = host_native(x)
     if lhs is None or lhs.nbytes < ELIDE_BYTES:
         return False  # small: the general path's copy costs less than these checks
     ty = type(y)
     if ty is UnifiedArray:
-        yb = y._buf
-        if not (yb._placement is CPU and yb._pending is None and CPU in yb._valid):
-            return False
-        rhs = yb._copies[CPU] if y._key is None else y._hostview
+        rhs = host_native(y)
         if rhs is None or not _broadcasts_to(rhs.shape, lhs.shape):
             return False
     elif ty in PY_SCALARS:
@@ -792,7 +799,7 @@ def _inplace_on_host(x: UnifiedArray, y: Any, name: str) -> bool:
         fn = _HOST_FN[name] = resolve(CPU, name)
     if _ufunc_result_dtype(fn, lhs, rhs) != lhs.dtype:
         return False
-    buf._apply_write(CPU, lambda base: fn(lhs, rhs, out=lhs), f"in-place {name}")
+    x._buf._apply_write(CPU, lambda base: fn(lhs, rhs, out=lhs), f"in-place {name}")
     return True
 
 

@@ -42,6 +42,7 @@ def _derive(name: str, base: Any) -> types.ModuleType:
         mod.setitem = operator.setitem  # type: ignore[attr-defined]
     if not hasattr(base, "view_getitem"):
         mod.view_getitem = mod.getitem  # type: ignore[attr-defined]
+    if not hasattr(base, "view_permute"):
         mod.view_permute = base.permute_dims  # type: ignore[attr-defined]
     for fname, fn in _corrections(base).items():
         setattr(mod, fname, fn)

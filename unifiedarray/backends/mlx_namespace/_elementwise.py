@@ -444,6 +444,8 @@ def _finish(res: Array, plan: _Plan, name: str, inputs: tuple) -> Array:
 # no float64 stream and no special case, and that ``impl`` gives the required
 # dtype: every later call with it is ``impl`` alone (MLX's result dtype
 # depends on its arguments' dtypes only).  This is most of a small call's cost.
+# The verdict is the same for every call of a signature, so it is reached once
+# (at the first call that succeeds) and kept, either way.
 
 
 def _is_direct(plan: _Plan, args: tuple, computed: tuple) -> bool:
@@ -473,6 +475,7 @@ def _is_weak_float_pair(impl: Callable[..., Array], plan: _Plan, x1: Any, x2: An
 def _make_unary(name: str, impl: Callable[[Array], Array]) -> Callable[[Array], Array]:
     plans: dict[Any, _Plan] = {}
     direct: set[Any] = set()
+    judged: set[Any] = set()
 
     def fn(x: Array, /) -> Array:
         sig = _signature(x)
@@ -486,8 +489,10 @@ def _make_unary(name: str, impl: Callable[[Array], Array]) -> Callable[[Array], 
         with cpu_if(FLOAT64) if plan.float64 else _NO_CONTEXT:
             c = cast(x, plan.compute, name)
             res = _finish(impl(c), plan, name, (x,))
-        if _is_direct(plan, (x,), (c,)):
-            direct.add(sig)
+        if sig not in judged:
+            judged.add(sig)
+            if _is_direct(plan, (x,), (c,)):
+                direct.add(sig)
         return res
 
     fn.__name__ = fn.__qualname__ = name
@@ -498,6 +503,7 @@ def _make_unary(name: str, impl: Callable[[Array], Array]) -> Callable[[Array], 
 def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[Any, Any], Array]:
     plans: dict[Any, _Plan] = {}
     direct: set[Any] = set()
+    judged: set[Any] = set()
 
     def fn(x1: Any, x2: Any, /) -> Array:
         key = (_signature(x1), _signature(x2))
@@ -515,8 +521,10 @@ def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[
         with cpu_if(FLOAT64) if plan.float64 else _NO_CONTEXT:
             c1, c2 = cast(x1, plan.compute, name), cast(x2, plan.compute, name)
             res = _finish(impl(c1, c2), plan, name, (x1, x2))
-        if _is_direct(plan, (x1, x2), (c1, c2)) or _is_weak_float_pair(impl, plan, x1, x2):
-            direct.add(key)
+        if key not in judged:
+            judged.add(key)
+            if _is_direct(plan, (x1, x2), (c1, c2)) or _is_weak_float_pair(impl, plan, x1, x2):
+                direct.add(key)
         return res
 
     fn.__name__ = fn.__qualname__ = name

@@ -74,10 +74,14 @@ def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, d
     mdt = check_holdable(name, out)
     axes = normalize_axes(axis, x.ndim, name)
     if key is not None and axes and mdt == x.dtype and FLOAT64 not in (out, dtype_of(x)):
+        # The general path below with nothing to cast, no stream to enter and
+        # nothing empty: when MLX's reduction keeps the dtype, later calls skip
+        # the checks above.
         res = reduce(x, axis=list(axes), keepdims=keepdims)
-        if res.dtype == mdt:
-            _DIRECT[key] = list(axes)
-            return res
+        if res.dtype != mdt:
+            return res.astype(mdt)
+        _DIRECT[key] = list(axes)
+        return res
     with cpu_if(out, x.dtype):
         if x.size == 0 and axes:
             return _empty_result(name, tuple(x.shape), axes, keepdims, mdt)
