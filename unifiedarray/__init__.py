@@ -153,6 +153,7 @@ from ._manipulation import (
 )
 from ._policy import TransferError, default_device, get_default_device, set_default_device, transfer_guard
 from ._pool import MemoryPool, OutOfMemoryError, get_memory_pool
+from ._rules import StrictModeError, is_strict, set_strict, strict
 from ._searching import (
     argmax,
     argmin,
@@ -243,6 +244,7 @@ __all__ = [
     "DeviceUnavailableWarning",
     "MemoryPool",
     "OutOfMemoryError",
+    "StrictModeError",
     "TransferError",
     "TransferLedger",
     "TransferRecord",
@@ -331,6 +333,7 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "is_strict",
     "isdtype",
     "isfinite",
     "isin",
@@ -385,6 +388,7 @@ __all__ = [
     "searchsorted",
     "set_default_device",
     "set_device_memory_limit",
+    "set_strict",
     "sign",
     "signbit",
     "sin",
@@ -395,6 +399,7 @@ __all__ = [
     "squeeze",
     "stack",
     "std",
+    "strict",
     "subtract",
     "sum",
     "take",
