@@ -278,9 +278,10 @@ def _standard_call(name: str, func: Any, args: tuple, kwargs: dict) -> tuple[Any
             return None
         dtype = kwargs.get("dtype")
         if dtype is not None:
-            args = _ufunc_loop_inputs(func, args, np.dtype(dtype))
-            if args is None:
+            cast = _ufunc_loop_inputs(func, args, np.dtype(dtype))
+            if cast is None:
                 return None
+            args = cast
         return target, args, {}
     np_sig, std_sig = _signature(func), _signature(target)
     if np_sig is None or std_sig is None:
