@@ -246,6 +246,7 @@ STRATEGIES: dict[str, Strategy] = {
         together=(("axis", "mode"),),
     ),
     "nonzero": unary(ALL),
+    "copy": unary(ALL, values={"order": ["K", "C", "F", "A"], "subok": [False, True]}),
     "stack": Strategy(lambda d: ([data(d), data(d, seed=1)],), NUMBERS, values={"axis": [0, 1, -1, 3]}),
     "concatenate": Strategy(lambda d: ([data(d), data(d, seed=1)],), NUMBERS, values={"axis": [0, 1, -1, None, 2]}),
     "vstack": Strategy(lambda d: ([data(d), data(d, (4,), seed=1)],), NUMBERS),

@@ -572,8 +572,17 @@ def _qr(xp: Any, a: Any, mode: str = "reduced") -> Any:
     return xp.linalg.qr(a).R if mode == "r" else xp.linalg.qr(a, mode=mode)
 
 
+def _copy(xp: Any, a: Any, order: str = "K", subok: bool = False) -> Any:
+    """``np.copy``: a copy on the array's device, as ``x.copy()`` (the
+    library's arrays are C-ordered: only ``order='F'`` asks for more)."""
+    if type(a) is not UnifiedArray or order == "F":
+        return None
+    return copy_of(a)
+
+
 NUMPY_RECIPES: dict[str, Any] = {
     "linalg.norm": _norm,
+    "copy": _copy,
     "linalg.qr": _qr,
     "cumsum": _cumulative("cumulative_sum"),
     "cumprod": _cumulative("cumulative_prod"),
