@@ -887,6 +887,16 @@ def __dlpack__(
     copy: bool | None = None,
 ) -> Any:
     dev = self.device
+    if max_version is None and dev == MLX and self.dtype in backend_for(MLX).dlpack_import_narrows:  # type: ignore[attr-defined]
+        # An unversioned request, as MLX's own functions make first: refused,
+        # they take __mlx_array__ (the MLX copy, its dtype) instead of a
+        # DLPack import that would narrow the dtype (see docs/interop.md).
+        # Not a BufferError: on that, MLX's importer asks again with
+        # max_version and narrows the versioned export.
+        raise ValueError(
+            f"__dlpack__: a {self.dtype} array on {dev} is exported to DLPack 1.x consumers only "
+            "(max_version=...); MLX functions take it through __mlx_array__"
+        )
     kwargs: dict[str, Any] = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
     versioned = max_version is not None and tuple(max_version) >= (1, 0)
     if dl_device is not None and tuple(dl_device) == tuple(__dlpack_device__(self)):
