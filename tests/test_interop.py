@@ -779,3 +779,44 @@ def test_numpy_dtype_metadata_does_not_come_in():
     a = a.view(np.dtype(a.dtype, metadata={"cached": [0, 1, 2]}))
     for x in (xp.asarray(a), xp.from_dlpack(a)):
         assert x.dtype == np.dtype(np.int64) and x.dtype.metadata is None
+
+
+@needs_mlx
+@pytest.mark.parametrize("name", ["sin", "exp", "abs", "log", "sqrt", "negative", "square"])
+def test_mlx_functions_get_the_mlx_copy_with_its_dtype(name):
+    """Issue 20: ``mx.sin(u)``, ``mx.exp(u)``, ``mx.abs(u)`` of a float64
+    array on MLX gave float32 (MLX took DLPack before ``__mlx_array__``)."""
+    import mlx.core as mx
+
+    fn = getattr(mx, name)
+    x = xp.asarray([0.5, 1.0 + 2**-40, 2.0], device="mlx")
+    x._buf._copies.pop(xp.Device.parse("cpu"), None)  # no host copy: the MLX copy is the data
+    with xp.track_transfers() as t:
+        got = fn(x)
+    assert t.count == 0
+    assert got.dtype == mx.float64
+    assert np.array_equal(np.asarray(got), np.asarray(fn(x.__mlx_array__())))
+
+
+@needs_mlx
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_mlx_functions_never_narrow_a_dtype_silently(dtype):
+    """Where MLX's binding cannot take the MLX copy (``mx.array(u)``, the
+    functions of two arguments, for float64), it fails; it never hands back
+    another dtype.  ``u.__mlx_array__()`` always works (docs/interop.md)."""
+    import mlx.core as mx
+
+    x = xp.asarray(np.array([1.0, 2.0, 3.0]).astype(dtype), device="mlx")
+    floating = dtype != np.int64
+    want = mx.array(x.__mlx_array__()).dtype
+    assert want == {np.float32: mx.float32, np.float64: mx.float64, np.int64: mx.int64}[dtype]
+    for call in (mx.array, lambda a: mx.add(a, a), lambda a: mx.maximum(a, a), mx.sin):
+        try:
+            got = call(x)
+        except (RuntimeError, TypeError):
+            continue
+        assert got.dtype == (mx.float32 if call is mx.sin and dtype == np.int64 else want)
+    for only in (mx.sum, mx.mean, mx.transpose):
+        with pytest.raises(TypeError):
+            only(x)  # MLX binds these to mx.array only
+        assert only(x.__mlx_array__()).dtype == (want if only is not mx.mean or floating else mx.float32)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import copy
 import json
 import threading
 import tracemalloc
@@ -16,7 +17,7 @@ import unifiedarray as ua
 from unifiedarray import UnifiedBuffer
 from unifiedarray._ledger import TransferLedger, TransferRecord, transfer
 
-from .conftest import needs_mlx
+from .conftest import DEVICES, needs_mlx
 
 
 def _stale_reads(sizes: list[int]) -> None:
@@ -176,3 +177,98 @@ def test_plot_draws_the_moves(tmp_path):
     top, bottom = fig.axes
     assert "dropped" in top.get_title()
     assert len(bottom.patches) == 1 and bottom.patches[0].get_width() == 4 * 28
+
+
+# -- what the ledger charges: copies, not the waits before them; nothing for no bytes --
+
+
+def _slow_mlx_results(n: int) -> list:
+    """``n`` 0-d MLX results of a lazy graph that takes a while to evaluate."""
+    a = ua.asarray(np.random.default_rng(0).standard_normal((300, 300)), device="mlx")  # float64: 8-byte reads
+    out = []
+    for i in range(n):
+        b = a
+        for _ in range(4):
+            b = (b @ a) / 300.0
+        out.append(ua.sum(b) + i)
+    return out
+
+
+@needs_mlx
+def test_waiting_for_mlx_evaluation_is_recorded_apart_from_the_copy():
+    """Issue 20: ten 8-byte ``float()`` reads were charged 232 ms of
+    transfer time: the wait for MLX's lazy evaluation was booked as the copy."""
+    results = _slow_mlx_results(10)
+    with ua.track_transfers() as t:
+        values = [float(r) for r in results]
+    assert len(values) == 10 and t.count == 10 and t.nbytes == 80
+    for r in t.records:
+        assert r.nbytes == 8 and r.wait > 0
+    assert t.wait_seconds > 0.01  # the graphs' evaluation is there ...
+    assert t.seconds < t.wait_seconds / 5  # ... and the copies of 8 bytes are not charged for it
+    text = t.report()
+    assert "wait ms" in text.splitlines()[0]
+    events = t.to_chrome_trace()["traceEvents"]
+    waits = [e for e in events if e.get("cat") == "wait"]
+    copies = [e for e in events if e.get("cat") == "device_to_host"]
+    assert len(waits) == len(copies) == 10
+    for w, c in zip(waits, copies, strict=True):
+        assert w["ts"] + w["dur"] == pytest.approx(c["ts"], abs=1.0)  # the wait ends where the copy begins
+
+
+def test_a_zero_byte_move_is_no_move():
+    led = TransferLedger()
+    with ua.track_transfers() as t:
+        with transfer("mlx", "cpu", 0, "demo"):
+            pass
+        with ua.transfer_guard("disallow"), transfer("cpu", "mlx", 0, "demo"):
+            pass  # the guard has nothing to judge
+    assert t.count == 0 and t.records == [] and led.count == 0
+
+
+_EMPTY_SHAPES = st.sampled_from([(0,), (0, 3), (3, 0), (2, 0, 2)])
+_WORKLOADS = {
+    "np.real": lambda x: np.real(x),
+    "np.imag": lambda x: np.imag(x),
+    "np.sort kind=": lambda x: np.sort(x, axis=-1, kind="stable"),
+    "np.asarray": lambda x: np.asarray(x),
+    "to cpu": lambda x: x.to_device("cpu"),
+    "tolist": lambda x: x.tolist(),
+    "np.median": lambda x: np.median(x, axis=-1),
+    "copy": lambda x: x.copy(),
+    "add": lambda x: x + 1,
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@given(shape=_EMPTY_SHAPES, names=st.lists(st.sampled_from(sorted(_WORKLOADS)), min_size=1, max_size=4))
+@settings(max_examples=40, deadline=None)
+def test_no_record_has_zero_bytes(device, shape, names):
+    """Issue 20: ``host fallback: numpy.real/imag`` on an xarray-over-dask
+    mean recorded 3 moves of 0 B.  Whatever runs on arrays with no elements,
+    on whichever device, no record of 0 bytes appears."""
+    x = ua.asarray(np.zeros(shape), device=device)
+    with ua.track_transfers() as t:
+        for name in names:
+            _WORKLOADS[name](x)
+    assert all(r.nbytes > 0 for r in t.records), [(r.reason, r.nbytes) for r in t.records]
+    assert t.count == len(t.records)  # every move counted is a kept record, none of 0 B
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    "how",
+    [copy.copy, copy.deepcopy, np.copy, lambda x: x.copy(), lambda x: copy.deepcopy({"k": [x]})["k"][0]],
+    ids=["copy.copy", "copy.deepcopy", "np.copy", "x.copy", "deepcopy nested"],
+)
+def test_copies_of_an_array_stay_on_its_device(device, how):
+    """Issue 20: ``copy.deepcopy(u)`` of an MLX array was a host round trip
+    (a 24,576 B move, reason ``unpickle``); ``np.copy(u)`` on MLX too."""
+    host = np.arange(3072, dtype=np.float64).reshape(48, 64)
+    x = ua.asarray(host, device=device)
+    with ua.track_transfers() as t:
+        y = how(x)
+    assert t.count == 0, [(r.reason, r.nbytes) for r in t.records]
+    assert type(y) is ua.UnifiedArray and y is not x and y.device == x.device and y.dtype == x.dtype
+    y[0, 0] = -1.0  # a copy: its writes do not reach the original
+    assert float(x[0, 0]) == 0.0 and np.array_equal(np.asarray(y)[1:], host[1:])

@@ -593,6 +593,14 @@ class UnifiedArray:
         """A copy of ``x`` on the same device."""
         return _interop.copy_of(self)
 
+    def __copy__(self) -> UnifiedArray:
+        """``copy.copy(x)``: a copy on the same device (no host round trip)."""
+        return _interop.copy_of(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> UnifiedArray:
+        """``copy.deepcopy(x)``: a copy on the same device (no host round trip)."""
+        return _interop.copy_of(self)
+
     def flatten(self) -> UnifiedArray:
         """A flat copy (``ndarray.flatten``; ``ravel`` and ``reshape`` give views)."""
         return _interop.copy_of(_dispatch.reshaped(self, (-1,)))

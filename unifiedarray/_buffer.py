@@ -395,7 +395,10 @@ class UnifiedBuffer:
             host = self._copies.get(CPU)
             if host is None:
                 host = self._allocate(CPU, zero=False)
-            with transfer(str(source), "cpu", nbytes, reason, explicit, guarded):
+            with transfer(str(source), "cpu", nbytes, reason, explicit, guarded) as move:
+                # The source's pending work (MLX's lazy graph) is waited for
+                # apart: the ledger charges the copy with the copy only.
+                move.wait_for(backend_for(source).evaluate, self._copies[source])
                 if not blocking and dev == CPU:
                     self._pending = backend_for(source).download_async(self._copies[source], host)
                 else:

@@ -51,18 +51,16 @@ MLX_EQUIVALENTS: dict[str, str] = {
         "square sin cos tan sinh cosh tanh floor ceil trunc sign isnan isinf isfinite maximum minimum equal "
         "not_equal less less_equal greater greater_equal logical_and logical_or logical_xor logical_not "
         "bitwise_and bitwise_or bitwise_xor hypot copysign logaddexp matmul where sum prod mean std var max "
-        "min argmax argmin stack sort argsort all any roll tile repeat clip take cumsum cumprod count_nonzero "
-        "nonzero"
+        "min argmax argmin stack all any roll tile repeat clip count_nonzero nonzero"
     ).split()},
     "true_divide": "divide", "absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
     "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2", "power": "pow",
     "invert": "bitwise_invert", "bitwise_not": "bitwise_invert", "left_shift": "bitwise_left_shift",
     "right_shift": "bitwise_right_shift", "remainder": "remainder", "mod": "remainder",
     "conjugate": "conj", "concatenate": "concat", "amax": "max", "amin": "min",
-    "cumsum": "cumulative_sum", "cumprod": "cumulative_prod",
     "linalg.solve": "linalg.solve", "linalg.inv": "linalg.inv", "linalg.det": "linalg.det",
-    "linalg.cholesky": "linalg.cholesky", "linalg.qr": "linalg.qr", "linalg.eigh": "linalg.eigh",
-    "linalg.norm": "linalg.vector_norm", "linalg.svd": "linalg.svd",
+    "linalg.cholesky": "linalg.cholesky", "linalg.eigh": "linalg.eigh",
+    "linalg.svd": "linalg.svd",
     "fft.fft": "fft.fft", "fft.ifft": "fft.ifft", "fft.rfft": "fft.rfft", "fft.irfft": "fft.irfft",
 }  # fmt: skip
 
@@ -280,8 +278,10 @@ def _standard_call(name: str, func: Any, args: tuple, kwargs: dict) -> tuple[Any
             return None
         dtype = kwargs.get("dtype")
         if dtype is not None:
-            cast = namespace().astype
-            args = tuple(cast(a, np.dtype(dtype)) if type(a) is UnifiedArray else a for a in args)
+            cast = _ufunc_loop_inputs(func, args, np.dtype(dtype))
+            if cast is None:
+                return None
+            args = cast
         return target, args, {}
     np_sig, std_sig = _signature(func), _signature(target)
     if np_sig is None or std_sig is None:
@@ -316,7 +316,77 @@ def _standard_call(name: str, func: Any, args: tuple, kwargs: dict) -> tuple[Any
         if std_param is None or std_param.kind is inspect.Parameter.POSITIONAL_ONLY:
             return None
         call_kwargs[std_name] = value
+    try:
+        std_sig.bind(*call_args, **call_kwargs)
+    except TypeError:
+        return None  # a call form the standard's function does not take
     return target, tuple(call_args), call_kwargs
+
+
+def _check_ufunc_types(func: np.ufunc, args: tuple, kwargs: dict, out: Any) -> None:
+    """NumPy's ``TypeError`` for a ufunc call whose dtypes NumPy has no loop
+    for (``np.bitwise_and`` of floats, a float result into an integer
+    ``out=``), raised before anything runs or moves, on every device: the
+    dtypes alone decide it, as they do in NumPy."""
+    if len(args) != func.nin:
+        return
+    dtypes: list[Any] = []
+    for a in args:
+        if type(a) is UnifiedArray or isinstance(a, np.ndarray):
+            dtypes.append(a.dtype)
+        elif type(a) in (bool, int, float, complex):
+            dtypes.append(type(a))  # NumPy's weak Python scalars
+        else:
+            return  # a list or another array type: NumPy converts it first
+    outs = out if isinstance(out, tuple) else (out,) * func.nout
+    dtypes.extend(getattr(o, "dtype", None) for o in outs)
+    signature = kwargs.get("signature")
+    if signature is None and kwargs.get("dtype") is not None:
+        signature = (*(None,) * func.nin, *(np.dtype(kwargs["dtype"]),) * func.nout)
+    judge: dict[str, Any] = {"casting": kwargs.get("casting", "same_kind")}
+    if signature is not None:
+        judge["signature"] = signature
+    try:
+        func.resolve_dtypes(tuple(dtypes), **judge)
+    except TypeError:
+        raise
+    except Exception:
+        return  # a form resolve_dtypes does not judge (the call itself does)
+
+
+def _check_casting(func: Any, args: tuple, kwargs: dict) -> None:
+    """NumPy's ``TypeError`` for a function that casts its arrays to
+    ``dtype=`` under ``casting=`` (``np.concatenate``, ``np.stack``, ...)
+    where the rule forbids a cast: decided from the dtypes, before anything
+    runs or moves."""
+    sig = _signature(func)
+    if sig is None or "casting" not in sig.parameters:
+        return
+    dtype, casting = np.dtype(kwargs["dtype"]), kwargs.get("casting", sig.parameters["casting"].default)
+    arrays: list = []
+    _leaves(args, lambda o: type(o) is UnifiedArray or isinstance(o, np.ndarray), arrays)
+    for a in arrays:
+        if not np.can_cast(a.dtype, dtype, casting=casting):
+            raise TypeError(f"Cannot cast array data from {a.dtype!r} to {dtype!r} according to the rule {casting!r}")
+
+
+def _ufunc_loop_inputs(func: np.ufunc, args: tuple, dtype: np.dtype) -> tuple | None:
+    """``ufunc(*args, dtype=dtype)``'s arguments cast to the dtypes of the
+    loop NumPy chooses, as NumPy chooses it (from the dtypes alone, before
+    any data is touched): NumPy's error where it has no such loop
+    (``np.sin(x, dtype=np.int64)``); None for arguments whose dtype
+    cannot be known without converting them."""
+    dtypes: list[Any] = []
+    for a in args:
+        if type(a) is UnifiedArray:
+            dtypes.append(a.dtype)
+        elif type(a) in (bool, int, float, complex):
+            dtypes.append(type(a))  # NumPy's weak Python scalars
+        else:
+            return None
+    loop = func.resolve_dtypes((*dtypes, *(None,) * func.nout), signature=(*(None,) * func.nin, *(dtype,) * func.nout))
+    cast = namespace().astype
+    return tuple(cast(a, loop[i]) if type(a) is UnifiedArray else a for i, a in enumerate(args))
 
 
 # NumPy functions the standard lacks, written once in the standard's terms
@@ -350,7 +420,15 @@ def _nan_extremum(reduce: str, fill: float) -> Any:
     return recipe
 
 
+def _inexact_dtype(a: Any, dtype: Any) -> None:
+    """NumPy's nanmean, nanvar and nanstd: an inexact array keeps an inexact dtype."""
+    if dtype is not None and a.dtype.kind in "fc" and np.dtype(dtype).kind not in "fc":
+        raise TypeError("If a is inexact, then dtype must be inexact")
+
+
 def _nanmean(xp: Any, a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **rest: Any) -> Any:
+    if type(a) is UnifiedArray:
+        _inexact_dtype(a, dtype)
     if rest or dtype is not None or type(a) is not UnifiedArray or a.dtype.kind not in "fc":
         return None
     nan = xp.isnan(a)
@@ -362,6 +440,8 @@ def _nanmean(xp: Any, a: Any, axis: Any = None, dtype: Any = None, keepdims: boo
 def _nanvar(
     xp: Any, a: Any, axis: Any = None, dtype: Any = None, ddof: float = 0, keepdims: bool = False, **rest: Any
 ) -> Any:
+    if type(a) is UnifiedArray:
+        _inexact_dtype(a, dtype)
     if rest or dtype is not None or type(a) is not UnifiedArray or a.dtype.kind != "f":
         return None
     nan = xp.isnan(a)
@@ -407,7 +487,108 @@ def _dot(xp: Any, a: Any, b: Any, **rest: Any) -> Any:
     return xp.tensordot(a, b, axes=([a.ndim - 1], [max(b.ndim - 2, 0)]))
 
 
+def _norm(xp: Any, x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    """``np.linalg.norm``: a vector norm over one axis, a matrix norm over
+    two (a 2-D array's ``ord`` without ``axis`` names a matrix norm), the
+    Frobenius norm of all elements with neither."""
+    if type(x) is not UnifiedArray:
+        return None
+    if x.dtype.kind not in "fc":
+        x = xp.astype(x, xp.float64)  # NumPy: anything but floats is taken as float64
+    nd = x.ndim
+    if axis is None:
+        if ord is None or (nd == 2 and isinstance(ord, str) and ord in ("f", "fro")) or (nd == 1 and ord == 2):
+            out = xp.linalg.vector_norm(x)  # every element
+            return xp.reshape(out, (1,) * nd) if keepdims else out
+        axes: tuple[int, ...] = tuple(range(nd))
+    elif isinstance(axis, tuple):
+        axes = axis
+    else:
+        try:
+            axes = (int(axis),)
+        except TypeError:
+            raise TypeError("'axis' must be None, an integer or a tuple of integers") from None
+    if len(axes) == 1:
+        if isinstance(ord, str):
+            raise ValueError(f"Invalid norm order '{ord}' for vectors")
+        return xp.linalg.vector_norm(x, axis=_np_axis(axes[0], nd), keepdims=keepdims, ord=2 if ord is None else ord)
+    if len(axes) != 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    row, col = _np_axis(axes[0], nd), _np_axis(axes[1], nd)
+    if row == col:
+        raise ValueError("Duplicate axes given.")
+    if ord is None or (isinstance(ord, str) and ord == "f"):
+        ord = "fro"
+    if not (ord in ("fro", "nuc") if isinstance(ord, str) else ord in (1, -1, 2, -2, np.inf, -np.inf)):
+        raise ValueError("Invalid norm order for matrices.")
+    rest = [i for i in range(nd) if i not in (row, col)]
+    out = xp.linalg.matrix_norm(xp.permute_dims(x, (*rest, row, col)), ord=ord)
+    if keepdims:
+        out = xp.reshape(out, tuple(1 if i in (row, col) else n for i, n in enumerate(x.shape)))
+    return out
+
+
+def _flat_by_default(reduce: str) -> Any:
+    """NumPy's cumsum, cumprod, take, sort and argsort: ``axis=None`` takes
+    the flattened array (the standard's function wants an axis)."""
+
+    def recipe(xp: Any, a: Any, *args: Any, axis: Any = None, **kwargs: Any) -> Any:
+        if type(a) is not UnifiedArray:
+            return None
+        if axis is None:
+            a, axis = xp.reshape(a, (-1,)), 0
+        return getattr(xp, reduce)(a, *args, axis=axis, **kwargs)
+
+    return recipe
+
+
+def _cumulative(reduce: str) -> Any:
+    flat = _flat_by_default(reduce)
+
+    def recipe(xp: Any, a: Any, axis: Any = None, dtype: Any = None) -> Any:
+        return flat(xp, a, axis=axis, **({} if dtype is None else {"dtype": np.dtype(dtype)}))
+
+    return recipe
+
+
+def _take(xp: Any, a: Any, indices: Any, axis: Any = None) -> Any:
+    if type(indices) is not UnifiedArray:
+        return None  # a list or a scalar: the standard's take wants an array
+    return _flat_by_default("take")(xp, a, indices, axis=axis)
+
+
+def _sorting(name: str) -> Any:
+    flat = _flat_by_default(name)
+
+    def recipe(xp: Any, a: Any, axis: Any = -1, *, stable: Any = None) -> Any:
+        return flat(xp, a, axis=axis, **({} if stable is None else {"stable": bool(stable)}))
+
+    return recipe
+
+
+def _qr(xp: Any, a: Any, mode: str = "reduced") -> Any:
+    if type(a) is not UnifiedArray or mode not in ("reduced", "complete", "r"):
+        return None  # "raw" (LAPACK's own layout), or NumPy's error for another mode
+    return xp.linalg.qr(a).R if mode == "r" else xp.linalg.qr(a, mode=mode)
+
+
+def _copy(xp: Any, a: Any, order: str = "K", subok: bool = False) -> Any:
+    """``np.copy``: a copy on the array's device, as ``x.copy()`` (the
+    library's arrays are C-ordered: only ``order='F'`` asks for more)."""
+    if type(a) is not UnifiedArray or order == "F":
+        return None
+    return copy_of(a)
+
+
 NUMPY_RECIPES: dict[str, Any] = {
+    "linalg.norm": _norm,
+    "copy": _copy,
+    "linalg.qr": _qr,
+    "cumsum": _cumulative("cumulative_sum"),
+    "cumprod": _cumulative("cumulative_prod"),
+    "take": _take,
+    "sort": _sorting("sort"),
+    "argsort": _sorting("argsort"),
     "nansum": _nan_reduction("sum", 0.0),
     "nanprod": _nan_reduction("prod", 1.0),
     "nanmax": _nan_extremum("max", -np.inf),
@@ -423,6 +604,27 @@ NUMPY_RECIPES: dict[str, Any] = {
 # NumPy functions whose namesake in the device's own NumPy-like module has
 # NumPy's meaning (MLX's einsum), run there on the device's copies.
 NATIVE_EQUIVALENTS = frozenset({"einsum"})
+
+
+def translated() -> dict[str, str]:
+    """Every NumPy function the library runs on a device by a translation of
+    its own, by NumPy name (``"linalg.norm"``), with how: ``"standard"``
+    (:data:`MLX_EQUIVALENTS`), ``"recipe"`` (:data:`NUMPY_RECIPES`),
+    ``"native"`` (:data:`NATIVE_EQUIVALENTS`) or ``"view"`` (NumPy's view
+    functions, answered with views of the buffer).  A new translation goes
+    into one of these tables, and so into this list, which the differential
+    test against NumPy enumerates (``tests/test_numpy_translations.py``): a
+    translation it has no strategy for fails it.  (On CUDA, CuPy's function
+    of the NumPy name runs; the same test runs every entry there.)
+
+    >>> translated()["linalg.norm"], translated()["absolute"]
+    ('recipe', 'standard')
+    """
+    out = dict.fromkeys(MLX_EQUIVALENTS, "standard")
+    out.update(dict.fromkeys(NUMPY_RECIPES, "recipe"))
+    out.update(dict.fromkeys(NATIVE_EQUIVALENTS, "native"))
+    out.update(dict.fromkeys(_NUMPY_VIEWS, "view"))
+    return out
 
 
 def _without_defaults(func: Any, kwargs: dict) -> dict:
@@ -444,16 +646,21 @@ def _recipe_call(name: str, args: tuple, kwargs: dict) -> Any:
     recipe = NUMPY_RECIPES.get(name)
     if recipe is None:
         return None
+    sig = _signature(recipe)
     try:
-        return recipe(namespace(), *args, **kwargs)
+        if sig is not None:
+            sig.bind(namespace(), *args, **kwargs)
     except TypeError:
         return None  # a call form the recipe does not take: the host does it
+    return recipe(namespace(), *args, **kwargs)
 
 
 def _native_call(name: str, args: tuple, kwargs: dict, dev: Device, reason: str) -> Any:
     """``einsum`` and its kind: the backend's own function, on its copies."""
     if name not in NATIVE_EQUIVALENTS or kwargs:
         return None
+    if not all(a.dtype.kind in "fc" for a in args if type(a) is UnifiedArray):
+        return None  # MLX's einsum contracts floating data only (its matmul's limit)
     backend = backend_for(dev)
     fn = getattr(backend.numpy_like(), name, None)
     if fn is None:
@@ -472,6 +679,10 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
     ):
         return _run_in_place(name, func, args, kwargs, reason)
     args, kwargs, out = _pop_out(func, args, kwargs)
+    if isinstance(func, np.ufunc):
+        _check_ufunc_types(func, args, kwargs, out)
+    elif kwargs.get("dtype") is not None:
+        _check_casting(func, args, kwargs)
     if out is not None and kwargs.get("where") is not None:
         return _masked_into(func, args, kwargs, out, reason)
     args, kwargs = _to_unified(args), _to_unified(kwargs)
@@ -480,15 +691,12 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
     dev = _dispatch.placement_of(found, reason) if found else CPU
     result: Any = None
     if dev.kind == "cuda":
-        result = _run_on_cuda(name, args, kwargs, dev, reason)
+        result = _run_on_cuda(name, func, args, kwargs, dev, reason)
     elif dev.kind == "mlx":
         standard = _standard_call(name, func, args, kwargs)
         if standard is not None:
             target, std_args, std_kwargs = standard
-            try:
-                result = target(*std_args, **std_kwargs)
-            except TypeError:
-                result = None  # a call form the standard's function refuses: the host does it
+            result = target(*std_args, **std_kwargs)
         else:
             given = _without_defaults(func, kwargs)
             result = _recipe_call(name, args, given)
@@ -502,20 +710,42 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
     return result if out is None else _into(out, result, reason)
 
 
-def _run_on_cuda(name: str, args: tuple, kwargs: dict, dev: Device, reason: str) -> Any:
-    """CuPy's function of the NumPy name, or None (the host does it)."""
+# The keywords a CuPy ufunc takes besides out= (NumPy's where=, order=,
+# subok=, signature= it does not).
+_CUPY_UFUNC_KEYWORDS = frozenset({"dtype", "casting"})
+
+
+def _run_on_cuda(name: str, func: Any, args: tuple, kwargs: dict, dev: Device, reason: str) -> Any:
+    """CuPy's function of the NumPy name, or None (the host does it) where
+    CuPy lacks it or its signature does not take the call.  The decision
+    comes from the signature, before anything runs: an error CuPy raises
+    then (a dtype the function does not take) is the call's error, as
+    NumPy's is on the host, and no data moves for it."""
     backend = backend_for(dev)
     fn: Any = backend.numpy_like()
     for part in name.split("."):
         fn = getattr(fn, part, None)
         if fn is None:
             return None
+    if isinstance(func, np.ufunc):
+        if not _CUPY_UFUNC_KEYWORDS.issuperset(kwargs):
+            return None
+    else:
+        sig = _signature(fn)
+        if sig is None:
+            if kwargs:
+                return None  # a compiled function whose keywords cannot be known
+        else:
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError:
+                return None  # NumPy-only keywords (where=, initial=, ...)
     nat_args, nat_kwargs = _natives(args, dev, reason), _natives(kwargs, dev, reason)
     with backend.compute_context(dev):
         try:
             return _wrap_any(fn(*nat_args, **nat_kwargs), dev, (nat_args, nat_kwargs))
-        except (TypeError, NotImplementedError):
-            return None  # NumPy-only keywords CuPy refuses (where=, initial=, ...)
+        except NotImplementedError:
+            return None  # an argument value CuPy has not implemented (CuPy's way of saying so)
 
 
 def _into(out: Any, result: Any, reason: str) -> Any:
@@ -545,7 +775,7 @@ def _masked_into(func: Any, args: tuple, kwargs: dict, out: Any, reason: str) ->
     for o, w in zip(outs, works, strict=True):
         if type(o) is UnifiedArray:
             _dispatch.write(o, Ellipsis, _dispatch.send_back(_dispatch.wrap(w, CPU), o.device, reason), reason)
-    return out
+    return out if len(outs) > 1 else outs[0]  # a ufunc's out= comes as a tuple
 
 
 def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
@@ -657,6 +887,16 @@ def __dlpack__(
     copy: bool | None = None,
 ) -> Any:
     dev = self.device
+    if max_version is None and dev == MLX and self.dtype in backend_for(MLX).dlpack_import_narrows:  # type: ignore[attr-defined]
+        # An unversioned request, as MLX's own functions make first: refused,
+        # they take __mlx_array__ (the MLX copy, its dtype) instead of a
+        # DLPack import that would narrow the dtype (see docs/interop.md).
+        # Not a BufferError: on that, MLX's importer asks again with
+        # max_version and narrows the versioned export.
+        raise ValueError(
+            f"__dlpack__: a {self.dtype} array on {dev} is exported to DLPack 1.x consumers only "
+            "(max_version=...); MLX functions take it through __mlx_array__"
+        )
     kwargs: dict[str, Any] = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
     versioned = max_version is not None and tuple(max_version) >= (1, 0)
     if dl_device is not None and tuple(dl_device) == tuple(__dlpack_device__(self)):

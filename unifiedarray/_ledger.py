@@ -42,9 +42,12 @@ class TransferRecord(NamedTuple):
     ``explicit`` is true for moves the user asked for (``to_device``,
     ``sync_to_device``, ``sync_to_host``); ``start`` is when the move began
     (``time.perf_counter()``) and ``thread`` the ident of the thread that made
-    it, for timelines (:meth:`TransferLedger.to_chrome_trace`).  Immutable; a
-    named tuple because one is made per move and a frozen dataclass costs
-    three times as much.
+    it, for timelines (:meth:`TransferLedger.to_chrome_trace`).  ``seconds``
+    is the copy's own time; ``wait`` is the time spent before it waiting for
+    the source device's pending work (MLX's lazy graph that computes the
+    data), so that a move is not charged for the computation it waits on.
+    Immutable; a named tuple because one is made per move and a frozen
+    dataclass costs three times as much.
 
     Example
     -------
@@ -61,6 +64,7 @@ class TransferRecord(NamedTuple):
     explicit: bool
     start: float = 0.0
     thread: int = 0
+    wait: float = 0.0
 
     @property
     def direction(self) -> str:
@@ -85,7 +89,8 @@ _Key = tuple[str, str, str, bool]  # (reason, source, target, explicit)
 class TransferLedger:
     """Exact totals of the moves recorded, and the latest of them in a ring.
 
-    ``count``, ``nbytes``, ``seconds``, :meth:`by_reason` and
+    ``count``, ``nbytes``, ``seconds`` (copying), ``wait_seconds`` (waiting
+    for the devices' pending work before a copy), :meth:`by_reason` and
     :meth:`by_direction` count every move; ``records`` holds at most
     ``max_records`` of them (the most recent; ``None``: all), so a ledger
     left open over a long run takes bounded memory.  ``dropped`` says how
@@ -107,7 +112,7 @@ class TransferLedger:
                 raise ValueError(f"max_records must be >= 0 or None, got {max_records}")
         self.max_records = max_records
         self._ring: deque[TransferRecord] = deque(maxlen=max_records)
-        # [count, nbytes, seconds] per (reason, source, target, explicit):
+        # [count, nbytes, seconds, wait] per (reason, source, target, explicit):
         # exact whatever the ring keeps.  Keyed by the record's own fields so
         # that a move costs one dict lookup (the direction is derived on read).
         self._totals: dict[_Key, list] = {}
@@ -119,11 +124,12 @@ class TransferLedger:
         with self._lock:
             row = self._totals.get(key)
             if row is None:
-                self._totals[key] = [1, record.nbytes, record.seconds]
+                self._totals[key] = [1, record.nbytes, record.seconds, record.wait]
             else:
                 row[0] += 1
                 row[1] += record.nbytes
                 row[2] += record.seconds
+                row[3] += record.wait
             self._ring.append(record)
 
     def _rows(self) -> list[tuple[_Key, list]]:
@@ -149,8 +155,14 @@ class TransferLedger:
 
     @property
     def seconds(self) -> float:
-        """Seconds spent moving, in all."""
+        """Seconds spent copying, in all (the waits before are apart)."""
         return sum(v[2] for _, v in self._rows())
+
+    @property
+    def wait_seconds(self) -> float:
+        """Seconds spent before the copies waiting for the devices' pending
+        work (MLX's lazy evaluation), in all."""
+        return sum(v[3] for _, v in self._rows())
 
     @property
     def dropped(self) -> int:
@@ -161,7 +173,7 @@ class TransferLedger:
     def by_reason(self) -> dict[tuple[str, str, bool], tuple[int, int, float]]:
         """``{(reason, direction, explicit): (count, nbytes, seconds)}``, exact."""
         out: dict[tuple[str, str, bool], list] = {}
-        for (reason, source, target, explicit), (n, nb, s) in self._rows():
+        for (reason, source, target, explicit), (n, nb, s, _) in self._rows():
             row = out.setdefault((reason, direction_of(source, target), explicit), [0, 0, 0.0])
             row[0] += n
             row[1] += nb
@@ -171,7 +183,7 @@ class TransferLedger:
     def by_direction(self) -> dict[str, tuple[int, int, float]]:
         """``{direction: (count, nbytes, seconds)}``, exact."""
         out: dict[str, list] = {}
-        for (_, source, target, _), (n, nb, s) in self._rows():
+        for (_, source, target, _), (n, nb, s, _) in self._rows():
             row = out.setdefault(direction_of(source, target), [0, 0, 0.0])
             row[0] += n
             row[1] += nb
@@ -179,15 +191,25 @@ class TransferLedger:
         return {k: (v[0], v[1], v[2]) for k, v in out.items()}
 
     def report(self) -> str:
-        """A readable table of the moves, grouped by reason; also printed."""
+        """A readable table of the moves, grouped by reason; also printed.
+        ``copy ms`` is the copies' time, ``wait ms`` the time spent before
+        them waiting for the devices' pending work."""
         rows = sorted(self.by_reason().items(), key=lambda kv: -kv[1][1])
-        head = f"{'reason':<34}{'direction':<18}{'kind':<10}{'moves':>7}{'bytes':>14}{'ms':>10}"
+        waits: dict[tuple[str, str, bool], float] = {}
+        for (reason, source, target, explicit), v in self._rows():
+            key = (reason, direction_of(source, target), explicit)
+            waits[key] = waits.get(key, 0.0) + v[3]
+        head = f"{'reason':<34}{'direction':<18}{'kind':<10}{'moves':>7}{'bytes':>14}{'copy ms':>10}{'wait ms':>10}"
         lines = [head, "-" * len(head)]
-        for (reason, direction, explicit), (n, nb, s) in rows:
+        for key, (n, nb, s) in rows:
+            reason, direction, explicit = key
             kind = "explicit" if explicit else "implicit"
-            lines.append(f"{reason:<34}{direction:<18}{kind:<10}{n:>7}{nb:>14,}{s * 1e3:>10.3f}")
+            wait_ms = waits.get(key, 0.0) * 1e3
+            lines.append(f"{reason:<34}{direction:<18}{kind:<10}{n:>7}{nb:>14,}{s * 1e3:>10.3f}{wait_ms:>10.3f}")
         lines.append("-" * len(head))
-        lines.append(f"{'total':<62}{self.count:>7}{self.nbytes:>14,}{self.seconds * 1e3:>10.3f}")
+        lines.append(
+            f"{'total':<62}{self.count:>7}{self.nbytes:>14,}{self.seconds * 1e3:>10.3f}{self.wait_seconds * 1e3:>10.3f}"
+        )
         dropped = self.dropped
         if dropped:
             lines.append(f"(totals are exact; records keeps the last {self.max_records}, {dropped} dropped)")
@@ -208,7 +230,9 @@ class TransferLedger:
         One complete event (``"ph": "X"``) per kept record: ``name`` is the
         reason, ``cat`` the direction, ``ts`` and ``dur`` in microseconds
         from the ledger's start, one track per thread; ``args`` hold bytes,
-        source, target and whether the move was explicit.  ``otherData``
+        source, target and whether the move was explicit.  A wait for the
+        device's pending work before a copy is an event of its own just
+        before it (``cat`` ``"wait"``, ``name`` ``"wait: <reason>"``).  ``otherData``
         holds the exact totals and how many records were dropped.  Written
         to ``path`` when given; returned either way.
 
@@ -229,6 +253,19 @@ class TransferLedger:
         threads: dict[int, int] = {}
         for r in self.records:
             tid = threads.setdefault(r.thread, len(threads) + 1)
+            if r.wait:
+                events.append(
+                    {
+                        "name": f"wait: {r.reason}",
+                        "cat": "wait",
+                        "ph": "X",
+                        "ts": round((r.start - r.wait - self.origin) * 1e6, 3),
+                        "dur": round(r.wait * 1e6, 3),
+                        "pid": pid,
+                        "tid": tid,
+                        "args": {"source": r.source},
+                    }
+                )
             events.append(
                 {
                     "name": r.reason,
@@ -251,6 +288,8 @@ class TransferLedger:
             "otherData": {
                 "moves": self.count,
                 "bytes": self.nbytes,
+                "copy_seconds": self.seconds,
+                "wait_seconds": self.wait_seconds,
                 "records_kept": len(self._ring),
                 "records_dropped": self.dropped,
                 "by_direction": {d: {"moves": n, "bytes": nb} for d, (n, nb, _) in self.by_direction().items()},
@@ -327,12 +366,14 @@ class _Totals:
         self.count = 0
         self.nbytes = 0
         self.seconds = 0.0
+        self.wait_seconds = 0.0
 
     def _add(self, record: TransferRecord) -> None:
         with self._lock:
             self.count += 1
             self.nbytes += record.nbytes
             self.seconds += record.seconds
+            self.wait_seconds += record.wait
 
     def snapshot(self) -> tuple[int, int]:
         """``(count, nbytes)`` moved by this process so far."""
@@ -388,33 +429,57 @@ def _record(record: TransferRecord) -> None:
 class transfer:
     """Wrap one move: check the guard, time the move, record it.
 
-    ``with transfer(source, target, nbytes, reason, explicit): <copy>``.
+    ``with transfer(source, target, nbytes, reason, explicit) as move: <copy>``.
     Every piece of code that copies data from one memory space to another
     does so inside this block, so that no move goes uncounted.  ``guarded``
     is false only for the hops of a move the guard has already judged whole.
-    A class rather than a ``@contextmanager`` generator: that would cost more
-    than the bookkeeping itself.  A move that raises is not recorded.
+    A wait for the source device's pending work goes first, through
+    ``move.wait_for(fn, *args)``: it is timed apart (the record's ``wait``)
+    and not charged to the copy.  Nothing is a move that moves no byte: a
+    zero-byte move is neither judged by the guard nor recorded.  A class
+    rather than a ``@contextmanager`` generator: that would cost more than
+    the bookkeeping itself.  A move that raises is not recorded.
     """
 
-    __slots__ = ("_explicit", "_nbytes", "_reason", "_source", "_start", "_target")
+    __slots__ = ("_explicit", "_nbytes", "_reason", "_source", "_start", "_target", "_wait")
 
     def __init__(
         self, source: str, target: str, nbytes: int, reason: str, explicit: bool = False, guarded: bool = True
     ) -> None:
-        if guarded and not explicit:  # explicit moves are always allowed
+        nbytes = int(nbytes)
+        if guarded and not explicit and nbytes:  # explicit moves are always allowed
             check_transfer(source, target, nbytes, reason, explicit)
-        self._source, self._target, self._nbytes = source, target, int(nbytes)
+        self._source, self._target, self._nbytes = source, target, nbytes
         self._reason, self._explicit = reason, explicit
 
-    def __enter__(self) -> None:
+    def __enter__(self) -> transfer:
+        self._wait = 0.0
         self._start = _clock()
+        return self
+
+    def wait_for(self, fn: Any, *args: Any) -> None:
+        """Run ``fn(*args)``, a wait for the source's pending work, before
+        the copy; its time is recorded as the move's ``wait``."""
+        began = _clock()
+        try:
+            fn(*args)
+        finally:
+            self._wait += _clock() - began
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if exc_type is None:
-            start = self._start
+        if exc_type is None and self._nbytes:
+            start = self._start + self._wait  # the copy begins when the wait ends
             seconds = _clock() - start
             _record(
                 TransferRecord(
-                    self._source, self._target, self._nbytes, seconds, self._reason, self._explicit, start, _thread()
+                    self._source,
+                    self._target,
+                    self._nbytes,
+                    seconds,
+                    self._reason,
+                    self._explicit,
+                    start,
+                    _thread(),
+                    self._wait,
                 )
             )

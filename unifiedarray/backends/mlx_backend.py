@@ -416,6 +416,12 @@ class MLXBackend(Backend):
 
     results_alias = False  # MLX arrays are values: a result never aliases an input
 
+    #: The dtypes MLX's functions narrow when they import a foreign array
+    #: through DLPack (``mx.sin(x)`` of a float64 export gives float32):
+    #: such an MLX array is not offered to them that way, so that they take
+    #: ``__mlx_array__``, the MLX copy with its dtype.
+    dlpack_import_narrows = frozenset({np.dtype(np.float64)})
+
     def compute_context(self, device: Device) -> Any:
         return compute_context()
 
