@@ -332,6 +332,6 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
         host = np.from_dlpack(x)
         return asarray(host, device=device)
     if kind == 2:  # kDLCUDA
-        cupy = backend_for(f"cuda:{index}").numpy_like()
-        return asarray(cupy.from_dlpack(x), device=device)  # type: ignore[union-attr]
+        gpu = Device("cuda", index)
+        return asarray(backend_for(gpu).import_dlpack(x, gpu), device=device)  # type: ignore[attr-defined]
     raise BufferError(f"from_dlpack: unsupported DLPack device type {kind}")
