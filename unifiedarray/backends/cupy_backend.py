@@ -1,7 +1,8 @@
 """The CUDA backend: CuPy arrays, one device per GPU (``cuda:N``).
 
-Probing is careful because ``cupy-cuda12x`` installs and imports on machines
-without a driver; there the first runtime call raises ``CUDARuntimeError``.
+Probing is careful because CuPy's wheels (``cupy-cuda12x``, ``cupy-cuda13x``)
+install and import on machines without a driver; there the first runtime
+call raises ``CUDARuntimeError``.
 We ask the runtime for the device count and make one tiny allocation inside
 the probe, so an unusable CUDA is found here and reported once, and never
 half-way through a user's computation.
