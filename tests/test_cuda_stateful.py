@@ -24,10 +24,7 @@ from . import conftest, cudasim
 from .test_array_stateful import SHAPES, ViewModel
 from .test_buffer_stateful import DTYPES, BufferModel, N
 
-pytestmark = [
-    pytest.mark.cuda,
-    pytest.mark.skipif(not conftest.HAS_MLX, reason="the models' base rules use MLX as a memory space"),
-]
+pytestmark = pytest.mark.cuda  # without MLX the base model's MLX rules do not run
 
 GPUS = [s for s in conftest.MEMORY_SPACES if s.startswith("cuda")] or ["cuda:0"]
 SPACES = st.sampled_from(conftest.MEMORY_SPACES or ["cpu"])

@@ -183,6 +183,7 @@ class UnifiedBuffer:
 
     __slots__ = (
         "__weakref__",
+        "_after",
         "_copies",
         "_dtype",
         "_host_handles",
@@ -199,6 +200,8 @@ class UnifiedBuffer:
     )
 
     _pool_lease: Any  # the pool's lease of this buffer's blocks (set by MemoryPool.acquire), or None
+    _pending: Any  # what the next access waits for: a move in flight, or an _OrderAfter; None when nothing
+    _after: dict[Device, list[Any]] | None  # per device: [last stream or event, lease streams] (_follow_streams)
     _copies: dict[Device, Any]
     _valid: frozenset[Device]
     _lock_obj: Any
@@ -232,6 +235,7 @@ class UnifiedBuffer:
         self._version = 0
         self._pool_lease = None  # set by MemoryPool.acquire
         self._pending = None
+        self._after = None
 
     @classmethod
     def _blank(cls, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> UnifiedBuffer:
@@ -340,6 +344,9 @@ class UnifiedBuffer:
             self._check_alive()
             if self._pending is not None:
                 self._wait()
+            copies = self._copies
+            if dev is not CPU or len(copies) > 1 or (copies and CPU not in copies):
+                self._follow_streams(dev)  # this access's work goes after what it must follow, and is recorded
             if dev not in self._valid:
                 if not self._valid or overwrite:
                     # No data yet (or all of it about to be replaced): nothing to move.
@@ -426,7 +433,81 @@ class UnifiedBuffer:
         # handle written after this point would be written unseen.
         if self._host_handles or self._mlx_leased:
             self._revoke_leases()
+        if self._after is not None and valid != self._valid and any(rec[1] for rec in self._after.values()):
+            # The leases end: their streams' work so far goes before what
+            # comes next (writes after this are the caller's to declare).
+            self._follow_streams()
+            for rec in self._after.values():
+                rec[1] = []
         self._valid = valid
+
+    # -- streams (CUDA): every access follows the work it must follow ----------------------
+    def _follow_streams(self, extra: Device | None = None) -> None:
+        """Before work on this buffer's device copies (and on ``extra``'s,
+        about to be made): each device's current stream follows (on the
+        GPU, the host does not wait) the work recorded there, which then
+        becomes its record (see ``Backend.follow``).  The record per device
+        is ``[last, leases]``: the stream (or a pooled block's event) the
+        last work was queued on (``None``: the default stream), and the
+        streams of the handles lent and still live, whose writes may go on
+        after any access.  A non-blocking stream and the legacy default
+        stream never wait for each other, so a buffer written through a
+        handle lent under ``with stream:`` and read with none current (or
+        the reverse) must order the two itself.  While anything is recorded
+        ``_pending`` holds an ``_OrderAfter``, which every access (the
+        dispatch's fast paths included) waits for."""
+        after = self._after
+        copies = self._copies
+        devices = copies if extra is None or extra in copies else [*copies, extra]
+        for dev in devices:
+            if dev is CPU:
+                continue
+            rec = after.get(dev) if after is not None else None
+            leases = rec[1] if rec is not None else []
+            last = backend_for(dev).follow(dev, None if rec is None else rec[0], leases)
+            if last is None and not leases:
+                if rec is not None:
+                    del after[dev]  # type: ignore[union-attr]
+            elif rec is not None:
+                rec[0] = last
+            else:
+                if after is None:
+                    after = self._after = {}
+                after[dev] = [last, leases]
+        if not after:
+            self._after = None
+            if type(self._pending) is _OrderAfter:
+                self._pending = None
+        elif self._pending is None:
+            self._pending = _OrderAfter(self)
+
+    def _record_lease(self, dev: Device) -> None:
+        """Record the stream current on ``dev`` as a live lease's (a handle
+        lent, or an outside write declared): its writes may go on there."""
+        stream = backend_for(dev).writer_stream(dev)
+        if stream is None:
+            return
+        after = self._after
+        if after is None:
+            after = self._after = {}
+        rec = after.setdefault(dev, [stream, []])
+        if not any(s == stream for s in rec[1]):
+            rec[1].append(stream)
+        if self._pending is None:
+            self._pending = _OrderAfter(self)
+
+    def _record_event(self, dev: Device, event: Any) -> None:
+        """Make ``event`` (the end of a pooled block's last owner's work) the
+        work the next access on ``dev`` follows: ``dev``'s copy is that
+        block, just lent, so nothing else is recorded for it."""
+        if event is None:
+            return
+        after = self._after
+        if after is None:
+            after = self._after = {}
+        after[dev] = [event, []]
+        if self._pending is None:
+            self._pending = _OrderAfter(self)
 
     def _revoke_leases(self) -> None:
         """End every lease handed out: host handles become read-only, the
@@ -467,6 +548,7 @@ class UnifiedBuffer:
                 # to write on the library's stream (see mlx_backend.lease).
                 native = self._copies[MLX] = backend_for(MLX).lease(native)  # type: ignore[attr-defined]
                 self._mlx_leased = True
+            self._record_lease(dev)  # where the caller's writes will queue
             return native
 
     def _apply_write(self, dev: Device, write: Any, reason: str) -> None:
@@ -634,7 +716,9 @@ class UnifiedBuffer:
             if dev not in self._copies:
                 raise RuntimeError(f"mark_*_dirty: this buffer has no copy on {dev} to mark")
             self._version += 1
+            self._follow_streams()  # the outside write, on the current stream, is the last work now
             self._set_valid(frozenset((dev,)))
+            self._record_lease(dev)  # and its stream may write on
 
     def mark_host_dirty(self) -> None:
         """Declare the host copy written by code the library cannot see
@@ -719,6 +803,21 @@ class UnifiedBuffer:
         )
 
 
+class _OrderAfter:
+    """A buffer's ``_pending`` while stream work is recorded for it (see
+    ``UnifiedBuffer._follow_streams``): waiting for it makes each device's
+    current stream follow that work, on the GPU (the host does not wait),
+    and stays armed while anything is still recorded."""
+
+    __slots__ = ("buf",)
+
+    def __init__(self, buf: UnifiedBuffer) -> None:
+        self.buf = buf
+
+    def synchronize(self) -> None:
+        self.buf._follow_streams()
+
+
 class _FillAll:
     """A write that sets every element (``native[...] = value``), with
     ``cast``, ``value`` cast to the native's dtype first (MLX: the cast is
@@ -771,6 +870,7 @@ def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:
     self._version = 0
     self._pool_lease = None
     self._pending = None
+    self._after = None
     if _ON_DEVICE_COPY is not None and device is not CPU:
         _ON_DEVICE_COPY(self, device)
     return self

@@ -329,9 +329,14 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
         return asarray(x, device=device)
     kind, index = x.__dlpack_device__()
     if kind == 1:  # kDLCPU
-        host = np.from_dlpack(x)
+        try:
+            host = np.from_dlpack(x)
+        except RuntimeError as exc:
+            # NumPy before 2.5 raises RuntimeError for a tensor it cannot
+            # import (a dtype, a device); 2.5, as the standard, BufferError.
+            raise BufferError(f"from_dlpack: {exc}") from exc
         return asarray(host, device=device)
     if kind == 2:  # kDLCUDA
-        cupy = backend_for(f"cuda:{index}").numpy_like()
-        return asarray(cupy.from_dlpack(x), device=device)  # type: ignore[union-attr]
+        gpu = Device("cuda", index)
+        return asarray(backend_for(gpu).import_dlpack(x, gpu), device=device)  # type: ignore[attr-defined]
     raise BufferError(f"from_dlpack: unsupported DLPack device type {kind}")

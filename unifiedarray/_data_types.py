@@ -108,6 +108,8 @@ def finfo(type: DType | UnifiedArray, /) -> finfo_object:
     >>> xp.finfo(xp.float32).bits
     32
     """
+    if type is None:  # NumPy 2.4 gave float64's limits, 2.5 raises TypeError (the standard has no default)
+        raise TypeError("finfo: expected a floating-point dtype or array, not None")
     f = np.finfo(_dtype_arg(type))
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), f.dtype)
 

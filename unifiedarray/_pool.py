@@ -335,9 +335,11 @@ class MemoryPool:
             # Take the placement's block now, so that acquire is where a hit
             # or a miss happens; the copy stays uninitialised until used
             # (no copy is valid).
-            buf = adopt(self._lend(lease, dev, pinned, shape, dt, nbytes), dev, dt)
+            view, after = self._lend(lease, dev, pinned, shape, dt, nbytes)
+            buf = adopt(view, dev, dt)
             buf._valid = _NO_COPIES
             buf._pinned = pinned
+            buf._record_event(dev, after)  # its first use, on whatever stream, follows the last owner's work
         else:
             buf = UnifiedBuffer._blank(shape, dt, dev, pinned)
         buf._pool_lease = lease
@@ -356,6 +358,7 @@ class MemoryPool:
                 raise RuntimeError("release: this buffer was already released")
             if buf._pending is not None:
                 buf._wait()  # a non-blocking move may still be writing into a block
+            buf._follow_streams()  # the event recorded below then ends all the work on the blocks
             buf._set_valid(_NO_COPIES)  # revokes outstanding host handles
             buf._released = True
             buf._copies = {}
@@ -448,7 +451,10 @@ class MemoryPool:
         """A pooled copy of ``buf`` on ``dev`` (one the buffer makes after
         acquire: a copy on another device, made when it is first synced)."""
         lease = buf._pool_lease
-        view = self._lend(lease, dev, buf._pinned, buf._shape, buf._dtype, lease.nbytes)
+        view, after = self._lend(lease, dev, buf._pinned, buf._shape, buf._dtype, lease.nbytes)
+        if after is not None:
+            buf._record_event(dev, after)
+            buf._follow_streams()  # the copy is used now, on the current stream
         if zero:
             if dev.kind == "cuda":
                 backend_for(dev).fill(view, 0)  # type: ignore[attr-defined]  # on the block's GPU
@@ -458,10 +464,12 @@ class MemoryPool:
 
     def _lend(
         self, lease: _Lease, dev: Device, pinned: bool, shape: tuple[int, ...], dtype: np.dtype, nbytes: int
-    ) -> Any:
-        """Take a block for ``lease`` on ``dev`` (a pooled one if one fits)
-        and lend a view of it."""
+    ) -> tuple[Any, Any]:
+        """Take a block for ``lease`` on ``dev`` (a pooled one if one fits);
+        a view of it, and the event that ends its last owner's work (a
+        reused CUDA block), which every use of it must follow, else None."""
         size = _SIZES.get(nbytes) or size_class(nbytes)
+        after = None
         with self._lock:
             if self._dropped:
                 self._settle()  # exact figures for the peak below
@@ -473,9 +481,7 @@ class MemoryPool:
                 block = free.pop()
                 space.pooled_bytes -= size
                 space.hits += 1
-                if block.event is not None:  # a CUDA block: after its last owner's work
-                    backend_for(dev).wait_event(dev, block.event)  # type: ignore[attr-defined]
-                    block.event = None
+                after, block.event = block.event, None
             else:
                 block = _Block(self._new_block(space, size, nbytes))
                 space.misses += 1
@@ -485,7 +491,7 @@ class MemoryPool:
             if space.in_use_bytes > space.peak_bytes:
                 space.peak_bytes = space.in_use_bytes
         lease.blocks.append((space, block))
-        return block.lend(shape, dtype, nbytes)
+        return block.lend(shape, dtype, nbytes), after
 
     def _new_block(self, space: _SpacePool, size: int, nbytes: int) -> Any:
         self._settle()  # a miss checks the limit, which needs exact figures

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
+
 from . import _dispatch
 from ._array import UnifiedArray
 
@@ -69,4 +71,11 @@ def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.where.html
     """
+    for value, other in ((x1, x2), (x2, x1)):
+        # A Python int out of the integer array's range: NumPy 2.5 raises
+        # OverflowError, as the operators do; NumPy 2.4 wrapped it silently.
+        if type(value) is int and type(other) is UnifiedArray and other.dtype.kind in "iu":
+            info = np.iinfo(other.dtype)
+            if not info.min <= value <= info.max:
+                raise OverflowError(f"where: Python integer {value} out of bounds for {other.dtype}")
     return _dispatch.call("where", (condition, x1, x2))

@@ -136,6 +136,22 @@ class Backend:
     def synchronize(self, device: Device) -> None:
         """Wait for outstanding work on ``device``."""
 
+    def writer_stream(self, device: Device) -> Any:
+        """Where work on ``device`` is queued now (CUDA: the GPU's current
+        stream), kept by a buffer that lends a handle on its copy there;
+        ``None`` where work is never queued out of order (the host, MLX's
+        one stream per device)."""
+        return None
+
+    def follow(self, device: Device, last: Any, leases: list[Any]) -> Any:
+        """Before work on a copy on ``device``: make the stream it will run
+        on (the current one) follow, on the device, the work queued so far
+        on ``last`` (a stream, an event, or ``None`` for the default stream)
+        and on each of ``leases`` (streams); returns what the next access
+        must follow in turn (the current stream, or ``None`` for the default
+        one).  Nothing to do where work is never queued out of order."""
+        return None
+
     # -- compute (what the dispatch asks of every backend) -------------------
     def compute_context(self, device: Device) -> AbstractContextManager[Any]:
         """The context every call on ``device``'s arrays runs in (the CUDA

@@ -1,7 +1,8 @@
 """The CUDA backend: CuPy arrays, one device per GPU (``cuda:N``).
 
-Probing is careful because ``cupy-cuda12x`` installs and imports on machines
-without a driver; there the first runtime call raises ``CUDARuntimeError``.
+Probing is careful because CuPy's wheels (``cupy-cuda12x``, ``cupy-cuda13x``)
+install and import on machines without a driver; there the first runtime
+call raises ``CUDARuntimeError``.
 We ask the runtime for the device count and make one tiny allocation inside
 the probe, so an unusable CUDA is found here and reported once, and never
 half-way through a user's computation.
@@ -106,8 +107,10 @@ class CuPyBackend(Backend):
         # their use (one GPU's staged upload never waits for another's).
         self._staging: dict[int, list[np.ndarray]] = {}
         self._staging_locks: dict[int, threading.Lock] = {}
-        self._lock = threading.Lock()  # guards the two dicts above and _copy_streams
-        self._copy_streams: dict[int, Any] = {}  # per device, for non-blocking uploads
+        self._lock = threading.Lock()  # guards the two dicts above and _side_streams
+        # Per (purpose, device): "copy" for non-blocking uploads, "handoff"
+        # for the streams named in exported CUDA Array Interfaces.
+        self._side_streams: dict[tuple[str, int], Any] = {}
 
     def _probe(self) -> str | None:
         try:
@@ -219,23 +222,26 @@ class CuPyBackend(Backend):
             # waits for it on the GPU, not on the host: work queued after
             # this call sees the data, and the caller is not blocked.
             current = cupy.cuda.get_current_stream()
-            stream = self._copy_stream(device.index)
+            stream = self._side_stream("copy", device.index)
             stream.wait_event(current.record())
             into.set(host, stream=stream)  # asynchronous: the source is pinned
             done = stream.record()
             current.wait_event(done)
             return into, _InFlight(done, host, into)
 
-    def _copy_stream(self, index: int) -> Any:
+    def _side_stream(self, purpose: str, index: int) -> Any:
+        """This backend's own non-blocking stream for ``purpose`` on GPU
+        ``index`` (made on first use, with that GPU current)."""
         import cupy
 
-        streams = self._copy_streams
-        stream = streams.get(index)
+        streams = self._side_streams
+        stream = streams.get((purpose, index))
         if stream is None:
             with self._lock:
-                stream = streams.get(index)
+                stream = streams.get((purpose, index))
                 if stream is None:
-                    stream = streams[index] = cupy.cuda.Stream(non_blocking=True)
+                    with cupy.cuda.Device(index):
+                        stream = streams[(purpose, index)] = cupy.cuda.Stream(non_blocking=True)
         return stream
 
     def download(self, native: Any, out: np.ndarray) -> None:
@@ -259,23 +265,62 @@ class CuPyBackend(Backend):
             native.fill(value)
 
     def copy_into(self, native: Any, src: Any) -> None:
-        """``native[...] = src`` on native's GPU (``src`` is a CuPy array)."""
+        """``native[...] = src`` on native's GPU (``src`` is a CuPy array on
+        that GPU), ordered after the work ``src``'s producer names: the
+        stream in its CUDA Array Interface, asked for and resolved with
+        ``src``'s own GPU current (asked with another GPU current, CuPy
+        names that GPU's stream, which orders nothing on ``src``'s)."""
         import cupy
 
+        with cupy.cuda.Device(src.device.id):
+            producer = self._producer_stream(src.__cuda_array_interface__.get("stream"))
         with cupy.cuda.Device(native.device.id):
+            if producer is not None:
+                self.order_after(Device("cuda", native.device.id), producer)
             native[...] = src
 
+    @staticmethod
+    def _producer_stream(ptr: int | None) -> Any:
+        """The stream a CUDA Array Interface's ``stream`` value names, with
+        the data's GPU current (the default-stream handles 1 and 2 mean the
+        current GPU's); ``None`` for none (the data is ready)."""
+        import cupy
+
+        if ptr is None:
+            return None
+        if ptr in (1, 2):
+            current = cupy.cuda.get_current_stream()
+            if current.ptr in (0, ptr):  # the default stream is current: the copy runs on it
+                return current
+        return cupy.cuda.ExternalStream(int(ptr))
+
     def cuda_array_interface(self, native: Any) -> dict[str, Any]:
-        """Version 3 of the CUDA Array Interface of ``native``, from CuPy's
-        own export made with native's GPU current (so the ``stream`` key
-        names that GPU's current stream, which a consumer synchronises), and
-        marked read-only: the export is a read, not a lease."""
+        """Version 3 of the CUDA Array Interface of ``native``, marked
+        read-only (the export is a read, not a lease), whose ``stream`` a
+        consumer on any GPU can order on: native's GPU's current stream, as
+        CuPy names it with that GPU current; but where that is a default
+        stream, whose handles (1: legacy, 2: per-thread) a consumer resolves
+        on the GPU *it* has current, a stream of native's GPU of its own
+        that waits (on the GPU) for the current stream's work."""
         import cupy
 
         with cupy.cuda.Device(native.device.id):
             cai = dict(native.__cuda_array_interface__)
+            if cai.get("stream") in (1, 2):
+                handoff = self._side_stream("handoff", native.device.id)
+                handoff.wait_event(cupy.cuda.get_current_stream().record())
+                cai["stream"] = handoff.ptr
         cai["data"] = (cai["data"][0], True)
         return cai
+
+    def import_dlpack(self, x: Any, device: Device) -> Any:
+        """``cupy.from_dlpack(x)`` for a producer on ``device``, with that GPU
+        current: CuPy hands the producer the current GPU's current stream to
+        order its export on, which must be a stream of the producer's GPU."""
+        import cupy
+
+        with cupy.cuda.Device(device.index):
+            return cupy.from_dlpack(x)
 
     def export_dlpack(self, native: Any, stream: Any, kwargs: dict[str, Any]) -> Any:
         """``native.__dlpack__`` with native's GPU current: CuPy orders the
@@ -300,12 +345,41 @@ class CuPyBackend(Backend):
         with cupy.cuda.Device(device.index):
             return cupy.cuda.get_current_stream().record()
 
-    def wait_event(self, device: Device, event: Any) -> None:
-        """Make ``device``'s current stream wait (on the GPU) for ``event``."""
+    def writer_stream(self, device: Device) -> Any:
+        """``device``'s current stream: where a caller's kernels on a handle
+        lent now are queued (CuPy keeps a current stream per GPU)."""
+        import cupy
+
+        return cupy.cuda.get_current_stream(device.index)
+
+    def follow(self, device: Device, last: Any, leases: list[Any]) -> Any:
+        """The current stream of ``device`` waits (on the GPU) for ``last``
+        (an event; a stream's work queued so far; ``None``: the legacy
+        default stream's, which a non-blocking stream never waits for by
+        itself) and for each lease stream, skipping itself; returns it, or
+        ``None`` where it is the default stream."""
         import cupy
 
         with cupy.cuda.Device(device.index):
-            cupy.cuda.get_current_stream().wait_event(event)
+            current = cupy.cuda.get_current_stream()
+            on_default = current.ptr == 0
+            if last is None:
+                if not on_default:
+                    current.wait_event(cupy.cuda.Stream.null.record())
+            elif isinstance(last, cupy.cuda.Event):
+                current.wait_event(last)
+            elif not _same_stream(last, current):
+                current.wait_event(last.record())
+            for stream in leases:
+                if not _same_stream(stream, current) and stream is not last:
+                    current.wait_event(stream.record())
+            return None if on_default else current
+
+    def order_after(self, device: Device, after: Any) -> None:
+        """``device``'s current stream waits (on the GPU) for the work queued
+        so far on the stream ``after`` (nothing to do where it is the
+        current stream itself)."""
+        self.follow(device, after, [])
 
     def download_async(self, native: Any, out: np.ndarray) -> Any:
         import cupy
@@ -392,6 +466,10 @@ class CuPyBackend(Backend):
 
         with cupy.cuda.Device(native.device.id):  # CuPy copies onto the current GPU
             return native.copy()
+
+
+def _same_stream(a: Any, b: Any) -> bool:
+    return bool(a.ptr == b.ptr and a.device_id == b.device_id)
 
 
 def _current_gpu() -> int:

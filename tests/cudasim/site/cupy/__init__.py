@@ -118,7 +118,20 @@ def _from_cuda_array_interface(obj: Any) -> ndarray:
     a = np.ndarray(shape, dt, buffer=mem.block.raw, offset=mem.offset, strides=strides)
     stream_ptr = desc.get("stream")
     if stream_ptr is not None:  # CAI v3: the consumer synchronises the producer's stream
-        cuda.runtime.streamSynchronize(stream_ptr)
+        # The default-stream handles (1, 2) name the default stream of the GPU
+        # the consumer has current, as CUDA resolves them: the stream named
+        # must be one of the data's GPU, else the consumer orders on a stream
+        # that has nothing to do with the data.
+        named = _sim.stream_by_ptr(int(stream_ptr))
+        if named.device != mem.block.device:
+            _sim.hazard(
+                "wrong device",
+                f"a CUDA Array Interface of {mem.block!r} names {named} (stream value {stream_ptr}, resolved "
+                f"with cuda:{_sim.current_device()} current): not a stream of the data's GPU, so waiting for "
+                "it orders nothing there",
+            )
+        if named is not _sim.current_stream_state():  # as CuPy: no wait on the current stream itself
+            cuda.runtime.streamSynchronize(stream_ptr)
     return _make(a, mem, mem.block.device, None)
 
 

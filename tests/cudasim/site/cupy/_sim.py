@@ -11,10 +11,13 @@ The model (what a real GPU guarantees and no more):
 * Each stream keeps a vector clock: for every other stream, the last op of
   that stream its future work is ordered after (through ``wait_event``, or
   the legacy default stream's implicit synchronisation with blocking
-  streams).  An access to a block of memory while an op on another stream
+  streams; a stream made with ``non_blocking=True`` never synchronises with
+  the default stream, either way).  An access to a block of memory while an op on another stream
   that writes it (or, for a write, reads it) is still queued and not
   ordered before is a *hazard*: on a GPU the two race.
-* Also hazards: an array of one GPU used with a stream of another, memory
+* Also hazards: an array of one GPU used with a stream of another (a CUDA
+  Array Interface consumed whose ``stream`` resolves, with the consumer's
+  GPU current, to a stream of another GPU than the data's included), memory
   used after it was freed, device memory freed while another stream's work
   on it is queued, pinned host memory returned to its pool (or written by
   the host) while a copy from or into it is queued.

@@ -103,6 +103,18 @@ class Stream(_BaseStream):
         self._state = _sim.DEVICES[dev].null if null or ptds else _sim.new_stream(dev, blocking=not non_blocking)
 
 
+class _CurrentNull:
+    """``Stream.null``: the legacy default stream (CuPy's is one object,
+    pointer 0, meaning the default stream of whichever GPU is current when
+    it is used; here the current GPU's, looked up on each access)."""
+
+    def __get__(self, obj: Any, owner: Any) -> Stream:
+        return _null(_sim.current_device())
+
+
+Stream.null = _CurrentNull()  # type: ignore[attr-defined]
+
+
 class ExternalStream(_BaseStream):
     def __init__(self, ptr: int, device_id: int = -1) -> None:
         self._state = _sim.stream_by_ptr(ptr)
