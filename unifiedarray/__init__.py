@@ -53,6 +53,7 @@ from ._creation import (
 from ._dask import DevicePlugin, DeviceUnavailableWarning
 from ._data_types import astype, broadcast_shapes, can_cast, finfo, iinfo, isdtype, result_type
 from ._devices import Device
+from ._fuse import FusedFunction, FuseWarning, fuse
 from ._elementwise import (
     abs,
     acos,
@@ -242,6 +243,8 @@ __all__ = [
     "Device",
     "DevicePlugin",
     "DeviceUnavailableWarning",
+    "FuseWarning",
+    "FusedFunction",
     "MemoryPool",
     "OutOfMemoryError",
     "StrictModeError",
@@ -318,6 +321,7 @@ __all__ = [
     "from_dlpack",
     "full",
     "full_like",
+    "fuse",
     "get_accelerator",
     "get_default_device",
     "get_device_memory_limit",
