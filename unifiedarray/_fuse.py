@@ -445,6 +445,9 @@ class ScalarTracer:
     def __repr__(self) -> str:
         return f"ScalarTracer({type(self._value).__name__})"
 
+    def __unifiedarray_trace__(self, entry: Any, args: tuple) -> ArrayTracer:
+        return self._rec.record(entry, args)  # the probe gives the eager answer (or error) for the scalar
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
@@ -615,9 +618,12 @@ def _blocked(region: _Region, args: list[Any]) -> np.ndarray:
 
 
 class _Eager(NamedTuple):
-    """A signature that runs eagerly, and why (None: no warning)."""
+    """A signature that runs eagerly, and why.  ``if_it_succeeds``: tracing
+    raised an error of the function's own, which the eager call may raise
+    too (then nothing was lost, and nothing is said)."""
 
-    reason: str | None
+    reason: str
+    if_it_succeeds: bool = False
 
 
 class _Trace:
@@ -766,14 +772,18 @@ class FusedFunction(Generic[P, R]):
             trace = self._trace(args, kwargs)
             if trace is None:  # the eager call raises for this signature (a probe did)
                 return self._fn(*args, **kwargs)
+            key = self._key(args, kwargs)  # a scalar argument may have become a constant while tracing
             with self._lock:
                 self._traces += 1
                 self._cache[key] = trace
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
         if type(trace) is _Eager:
-            if trace.reason is not None:
+            if trace.if_it_succeeds:
+                result = self._fn(*args, **kwargs)
                 self._warn(trace.reason)
+                return result
+            self._warn(trace.reason)
             return self._fn(*args, **kwargs)
         arrays, scalars = self._split(args, kwargs)
         result = trace.run(arrays, scalars, self._reason)  # type: ignore[union-attr]
@@ -872,7 +882,7 @@ class FusedFunction(Generic[P, R]):
         except _NeedsValue:
             raise
         except Exception as exc:
-            return _Eager(f"tracing raised {type(exc).__name__}: {exc}")
+            return _Eager(f"tracing raised {type(exc).__name__}: {exc}", if_it_succeeds=True)
         single = type(out) is ArrayTracer
         outs = [out] if single else list(out) if type(out) in (tuple, list) else None
         if not outs or not all(type(o) is ArrayTracer and o._rec is rec for o in outs):
