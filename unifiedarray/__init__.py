@@ -53,7 +53,6 @@ from ._creation import (
 from ._dask import DevicePlugin, DeviceUnavailableWarning
 from ._data_types import astype, broadcast_shapes, can_cast, finfo, iinfo, isdtype, result_type
 from ._devices import Device
-from ._fuse import FusedFunction, FuseWarning, fuse
 from ._elementwise import (
     abs,
     acos,
@@ -123,6 +122,7 @@ from ._elementwise import (
     tanh,
     trunc,
 )
+from ._fuse import FusedFunction, FuseWarning, fuse
 from ._indexing import (
     take,
     take_along_axis,

@@ -76,12 +76,16 @@ _SCALAR_KINDS = (bool, int, float, complex)
 
 #: What fuses: the elementwise functions (the operators end in them) and where ...
 ELEMENTWISE = frozenset(
-    """abs acos acosh add asin asinh atan atan2 atanh bitwise_and bitwise_invert bitwise_left_shift
-    bitwise_or bitwise_right_shift bitwise_xor ceil conj copysign cos cosh divide equal exp expm1 floor
-    floor_divide greater greater_equal hypot imag isfinite isinf isnan less less_equal log log1p log2 log10
-    logaddexp logical_and logical_not logical_or logical_xor maximum minimum multiply negative nextafter
-    not_equal positive pow real reciprocal remainder round sign signbit sin sinh sqrt square subtract tan
-    tanh trunc where""".split()
+    [
+        *("abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and"),
+        *("bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil"),
+        *("conj", "copysign", "cos", "cosh", "divide", "equal", "exp", "expm1", "floor", "floor_divide"),
+        *("greater", "greater_equal", "hypot", "imag", "isfinite", "isinf", "isnan", "less", "less_equal"),
+        *("log", "log1p", "log2", "log10", "logaddexp", "logical_and", "logical_not", "logical_or"),
+        *("logical_xor", "maximum", "minimum", "multiply", "negative", "nextafter", "not_equal", "positive"),
+        *("pow", "real", "reciprocal", "remainder", "round", "sign", "signbit", "sin", "sinh", "sqrt"),
+        *("square", "subtract", "tan", "tanh", "trunc", "where"),
+    ]
 )
 #: ... and these reductions (over all axes or some).
 REDUCTIONS = frozenset(["sum", "prod", "max", "min", "mean"])
@@ -207,7 +211,9 @@ class _Recording:
         fn = _dispatch.resolve(dev, name)
         if fn is None:
             raise _Unfusable(f"{name} (not a function of {dev}'s namespace: it runs on the host)")
-        natives = [_dispatch.native_on(o._sample, dev, "fuse") if type(o) is ArrayTracer else _value(o) for o in operands]
+        natives = [
+            _dispatch.native_on(o._sample, dev, "fuse") if type(o) is ArrayTracer else _value(o) for o in operands
+        ]
         backend = backend_for(dev)
         try:
             with np.errstate(all="ignore"), backend.compute_context(dev):
@@ -283,10 +289,8 @@ def _reduced_shape(shape: tuple[int, ...], axis: Any, keepdims: bool) -> tuple[i
     """The shape a reduction over ``axis`` leaves (the probe has checked
     the axes already)."""
     n = len(shape)
-    if axis is None:
-        axes = set(range(n))
-    else:
-        axes = {a % n if n else a for a in (axis if type(axis) is tuple else (axis,))}
+    listed = () if axis is None else axis if type(axis) is tuple else (axis,)
+    axes = set(range(n)) if axis is None else {a % n if n else a for a in listed}
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
@@ -457,8 +461,8 @@ class ScalarTracer:
     __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _scalar_operand
     __pow__ = __rpow__ = __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _scalar_operand
     __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _scalar_operand
-    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _scalar_operand  # type: ignore[assignment]
-    __hash__ = __bool__ = __int__ = __index__ = __float__ = __complex__ = _needs_value  # type: ignore[assignment]
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _scalar_operand
+    __hash__ = __bool__ = __int__ = __index__ = __float__ = __complex__ = _needs_value
     __neg__ = __pos__ = __abs__ = __invert__ = __round__ = __array__ = _needs_value
 
 
@@ -492,7 +496,7 @@ def _generate(
     exec(compile("\n".join(lines), f"<unifiedarray.fuse {name}>", "exec"), namespace)
     fn = namespace[name]
     fn.__source__ = "\n".join(lines)
-    return fn  # type: ignore[no-any-return]
+    return fn
 
 
 class _Region(NamedTuple):
@@ -595,23 +599,24 @@ def _blocked(region: _Region, args: list[Any]) -> np.ndarray:
     once per operation as NumPy does (blocks would warn once per block)."""
     arrays = [args[i] for i in region.arrays]
     operands = [*arrays, None]
+    op_flags: Any = [*(["readonly"] for _ in arrays), ["writeonly", "allocate"]]
     it = np.nditer(
         operands,
         flags=["external_loop", "buffered", "zerosize_ok"],
-        op_flags=[*(["readonly"] for _ in arrays), ["writeonly", "allocate"]],
+        op_flags=op_flags,
         op_dtypes=[*(np.asarray(a).dtype for a in arrays), region.dtype],
         buffersize=BLOCK,
     )
-    raising = {k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}
+    raising: Any = {k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}
     positions = region.arrays
     block = region.block
-    with it, np.errstate(**raising):  # type: ignore[arg-type]
+    with it, np.errstate(**raising):
         for chunks in it:
             call = list(args)
             for i, p in enumerate(positions):
                 call[p] = chunks[i]
             block(*call, chunks[-1])
-        return it.operands[-1]  # type: ignore[no-any-return]
+        return it.operands[-1]
 
 
 # -- traces and the fused function ----------------------------------------------------------
@@ -713,7 +718,7 @@ class _Trace:
         if not ok:
             self.refused = f"{self.backend.name}'s compiled kernel disagrees with the eager result"
             return None
-        return compiled  # type: ignore[no-any-return]
+        return compiled
 
     refused: str | None = None
 
@@ -772,13 +777,13 @@ class FusedFunction(Generic[P, R]):
             trace = self._trace(args, kwargs)
             if trace is None:  # the eager call raises for this signature (a probe did)
                 return self._fn(*args, **kwargs)
-            key = self._key(args, kwargs)  # a scalar argument may have become a constant while tracing
+            key = self._key(args, kwargs) or key  # a scalar argument may have become a constant while tracing
             with self._lock:
                 self._traces += 1
                 self._cache[key] = trace
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
-        if type(trace) is _Eager:
+        if isinstance(trace, _Eager):
             if trace.if_it_succeeds:
                 result = self._fn(*args, **kwargs)
                 self._warn(trace.reason)
@@ -786,12 +791,12 @@ class FusedFunction(Generic[P, R]):
             self._warn(trace.reason)
             return self._fn(*args, **kwargs)
         arrays, scalars = self._split(args, kwargs)
-        result = trace.run(arrays, scalars, self._reason)  # type: ignore[union-attr]
+        result = trace.run(arrays, scalars, self._reason)
         if result is _EAGER_RERUN:
             return self._fn(*args, **kwargs)
-        if trace.refused is not None:  # type: ignore[union-attr]
-            self._warn(trace.refused, "its calls run one by one, as eagerly")  # type: ignore[union-attr]
-        return result  # type: ignore[no-any-return]
+        if trace.refused is not None:
+            self._warn(trace.refused, "its calls run one by one, as eagerly")
+        return result
 
     # -- signatures -------------------------------------------------------------------
     def _key(self, args: tuple, kwargs: dict[str, Any]) -> tuple | None:
@@ -874,7 +879,7 @@ class FusedFunction(Generic[P, R]):
         targs = [stand_in(i, a) for i, a in enumerate(args)]
         tkwargs = {k: stand_in(k, kwargs[k]) for k in sorted(kwargs)}
         try:
-            out = self._fn(*targs, **tkwargs)
+            out: Any = self._fn(*targs, **tkwargs)
         except _Unfusable as exc:
             return _Eager(f"{exc.operation!r} cannot be fused")
         except _EagerRaises:
