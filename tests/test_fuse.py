@@ -436,3 +436,20 @@ def test_exact_mathematics_of_the_example() -> None:
     x = np.array([-1.0, 2.0, 3.0])
     fused = xp.fuse(lambda x, k: xp.sum(xp.where(x > 0, x * k, 0.0) ** 2))
     assert math.isclose(float(fused(xp.asarray(x), 0.5)), float(np.sum(np.where(x > 0, x * 0.5, 0.0) ** 2)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1000, 1000), (7, 12345), (3 * _fuse.BLOCK + 9,), (2, 1, 40000)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_a_sum_over_every_axis_is_numpys_pairwise_sum(dtype: str, shape: tuple, keepdims: bool) -> None:
+    """Summed block by block without the elementwise result, in NumPy's
+    pairwise order: the eager sum, bit for bit."""
+    rng = np.random.default_rng(7)
+    a = xp.asarray(rng.standard_normal(shape).astype(dtype))
+    b = xp.asarray(rng.standard_normal(shape[-1:]).astype(dtype) * 1e3)  # broadcast: summed as eager would
+
+    def fn(a: Any, b: Any, s: Any) -> Any:
+        return xp.sum(xp.sin(a) * s + a * a - 1.0, keepdims=keepdims) + xp.sum(a * b)
+
+    for s in (0.5, 3.0):
+        assert_same(outcome(xp.fuse(fn), (a, b, s)), outcome(fn, (a, b, s)), "cpu")

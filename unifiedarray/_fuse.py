@@ -50,6 +50,7 @@ True
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import warnings
 from collections import OrderedDict
@@ -506,10 +507,14 @@ class _Region(NamedTuple):
     root: int
     leaves: list[int]
     arrays: list[int]  # the leaves that are arrays (their indices in leaves)
-    size: int
+    shape: tuple[int, ...]
     dtype: np.dtype
     whole: Callable[..., Any]
     block: Callable[..., Any]
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
 
 
 class _Plan:
@@ -524,7 +529,7 @@ class _Plan:
         for node in rec.nodes:
             self.env[f"f{node.slot}"] = _dispatch.resolve(dev, node.name)
         self.direct = _generate("fused", array_params + scalar_params, rec.nodes, outputs, self.env)
-        self.stages: list[_Node | _Region] = []
+        self.stages: list[_Node | _Region | _Sum] = []
         largest = max((int(np.prod(n.shape)) for n in rec.nodes), default=0)
         if dev is CPU and largest > BLOCK:
             self._stage(rec, set(array_params))
@@ -543,10 +548,18 @@ class _Plan:
             if node is None or slot in done:
                 return  # an argument, or made already
             done.add(slot)
-            if node.reduction:
-                materialise(node.operands[0])
-                self.stages.append(node)
+            if not node.reduction:
+                self.stages.append(region_of(node))
                 return
+            operand = by_slot.get(node.operands[0])
+            if _pairwise_applies(node) and operand is not None and not operand.reduction:
+                self.stages.append(_Sum(node, region_of(operand)))
+                return
+            materialise(node.operands[0])
+            self.stages.append(node)
+
+        def region_of(node: _Node) -> _Region:
+            """The elementwise calls ending in ``node``, their leaves made first."""
             members: set[int] = set()
             leaves: list[int] = []
 
@@ -561,19 +574,17 @@ class _Plan:
                     for o in n.operands:
                         walk(o)
 
-            walk(slot)
+            walk(node.slot)
             steps = [n for n in rec.nodes if n.slot in members]
             arrays = [i for i, s in enumerate(leaves) if s in array_params or s in by_slot]
-            self.stages.append(
-                _Region(
-                    slot,
-                    leaves,
-                    arrays,
-                    int(np.prod(node.shape)),
-                    node.dtype,
-                    _generate("region", leaves, steps, [slot], self.env),
-                    _generate("block", leaves, steps, [slot], self.env, out=True),
-                )
+            return _Region(
+                node.slot,
+                leaves,
+                arrays,
+                node.shape,
+                node.dtype,
+                _generate("region", leaves, steps, [node.slot], self.env),
+                _generate("block", leaves, steps, [node.slot], self.env, out=True),
             )
 
         for slot in self.outputs:
@@ -586,10 +597,85 @@ class _Plan:
                 fn = self.env[f"f{stage.slot}"]
                 values[stage.slot] = fn(values[stage.operands[0]], **stage.kwargs)
                 continue
-            region: _Region = stage  # type: ignore[assignment]
-            args = [values[s] for s in region.leaves]
-            values[region.root] = region.whole(*args)[0] if region.size <= BLOCK else _blocked(region, args)
+            if type(stage) is _Sum:
+                node, region = stage
+                args = [values[s] for s in region.leaves]
+                fn = self.env[f"f{node.slot}"]
+                if _flat_in_c_order(region, args):
+                    values[node.slot] = _pairwise_sum(region, args, fn, bool(node.kwargs["keepdims"]))
+                else:
+                    values[node.slot] = fn(_evaluate(region, args), **node.kwargs)
+                continue
+            assert type(stage) is _Region
+            values[stage.root] = _evaluate(stage, [values[s] for s in stage.leaves])
         return [values[s] for s in self.outputs]
+
+
+class _Sum(NamedTuple):
+    """A ``sum`` over every axis of a region, summed block by block in
+    NumPy's own pairwise order (see :func:`_pairwise_sum`)."""
+
+    node: _Node
+    region: _Region
+
+
+def _pairwise_applies(node: _Node) -> bool:
+    """Whether a reduction is a float ``sum`` over every axis (the case
+    :func:`_pairwise_sum` reproduces bit for bit)."""
+    kw = node.kwargs
+    return node.name == "sum" and kw.get("axis") is None and "dtype" not in kw and node.dtype in _PAIRWISE_DTYPES
+
+
+_PAIRWISE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _flat_in_c_order(region: _Region, args: list[Any]) -> bool:
+    """Whether the region's array leaves are C-ordered arrays of its whole
+    shape (or 0-d): then its eager result is C-ordered, and its flat blocks
+    are slices of each leaf."""
+    if region.size <= BLOCK:
+        return False
+    for i in region.arrays:
+        a = args[i]
+        if type(a) is not np.ndarray or not (a.ndim == 0 or (a.shape == region.shape and a.flags.c_contiguous)):
+            return False
+    return True
+
+
+def _pairwise_sum(region: _Region, args: list[Any], reduce: Callable[..., Any], keepdims: bool) -> Any:
+    """The sum of the region's values, computed as NumPy's ``add.reduce``
+    computes it on the eager (C-ordered) result, without that result: NumPy
+    sums a contiguous run pairwise, splitting ``n`` elements at
+    ``n2 = n // 2 - (n // 2) % 8`` down to blocks it sums in one loop.  Here
+    the same split is followed down to blocks of at most ``BLOCK`` elements,
+    each block's values computed and summed by the same ``add.reduce``
+    (which takes the same path inside the block), and the partial sums added
+    in the same tree: the same additions in the same order, bit for bit."""
+    flats = {i: args[i].reshape(-1) for i in region.arrays if args[i].ndim}
+    whole = region.whole
+
+    def block(lo: int, n: int) -> Any:
+        call = list(args)
+        for i, flat in flats.items():
+            call[i] = flat[lo : lo + n]
+        return reduce(whole(*call)[0], axis=None)
+
+    def tree(lo: int, n: int) -> Any:
+        if n <= BLOCK:
+            return block(lo, n)
+        half = n // 2
+        half -= half % 8
+        return tree(lo, half) + tree(lo + half, n - half)
+
+    raising: Any = {k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}
+    with np.errstate(**raising):
+        total = tree(0, region.size)
+    return np.asarray(total).reshape((1,) * len(region.shape)) if keepdims else total
+
+
+def _evaluate(region: _Region, args: list[Any]) -> Any:
+    """A region's values: whole arrays where small, else block by block."""
+    return region.whole(*args)[0] if region.size <= BLOCK else _blocked(region, args)
 
 
 def _blocked(region: _Region, args: list[Any]) -> np.ndarray:
