@@ -996,15 +996,18 @@ class FusedFunction(Generic[P, R]):
         )
 
 
+_DECORATOR: Any = object()  # fuse() called without a function: @fuse(cache_size=...)
+
+
 @overload
 def fuse(fn: Callable[P, R], /, *, cache_size: int = 128) -> FusedFunction[P, R]: ...
 
 
 @overload
-def fuse(fn: None = None, /, *, cache_size: int = 128) -> Callable[[Callable[P, R]], FusedFunction[P, R]]: ...
+def fuse(*, cache_size: int = 128) -> Callable[[Callable[P, R]], FusedFunction[P, R]]: ...
 
 
-def fuse(fn: Callable[P, R] | None = None, /, *, cache_size: int = 128) -> Any:
+def fuse(fn: Any = _DECORATOR, /, *, cache_size: int = 128) -> Any:
     """Fuse a function of arrays written against the namespace (``xp.sin``,
     ``xp.where``, ``xp.sum``, the operators, Python scalars): elementwise
     chains run as one pass over the data on the arrays' device, with the
@@ -1024,6 +1027,8 @@ def fuse(fn: Callable[P, R] | None = None, /, *, cache_size: int = 128) -> Any:
     >>> float(energy(xp.asarray([-1.0, 2.0, 3.0]), 0.5))
     3.25
     """
-    if fn is None:
-        return lambda f: FusedFunction(f, cache_size)
+    if fn is _DECORATOR:
+        return lambda f: fuse(f, cache_size=cache_size)
+    if not callable(fn):
+        raise TypeError(f"fuse: expected a function, got {type(fn).__name__}")
     return FusedFunction(fn, cache_size)
