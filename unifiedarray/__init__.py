@@ -122,6 +122,7 @@ from ._elementwise import (
     tanh,
     trunc,
 )
+from ._fuse import FusedFunction, FuseWarning, fuse
 from ._indexing import (
     take,
     take_along_axis,
@@ -242,6 +243,8 @@ __all__ = [
     "Device",
     "DevicePlugin",
     "DeviceUnavailableWarning",
+    "FuseWarning",
+    "FusedFunction",
     "MemoryPool",
     "OutOfMemoryError",
     "StrictModeError",
@@ -318,6 +321,7 @@ __all__ = [
     "from_dlpack",
     "full",
     "full_like",
+    "fuse",
     "get_accelerator",
     "get_default_device",
     "get_device_memory_limit",

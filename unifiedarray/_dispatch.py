@@ -65,6 +65,7 @@ __all__ = [
     "placement_of",
     "reduction",
     "setitem",
+    "traced_call",
     "unary",
     "wrap",
     "write",
@@ -350,8 +351,28 @@ def call(
                 nat = (native,) if len(args) == 1 else (native, *[_unwrap(a, dev, why) for a in args[1:]])
                 return _compute(fn, dev, path, nat, kwargs)
     elif not _array_sequence(x):
+        traced = traced_call(call, (path, args, kwargs, reason, device))
+        if traced is not NotImplemented:
+            return traced
         raise TypeError(f"{path}: expected a UnifiedArray, got {type(x).__name__ if args else 'nothing'}")
     return call_mixed(path, args, kwargs, reason, device)
+
+
+def traced_call(entry: Any, args: tuple) -> Any:
+    """A call of the dispatch's ``entry`` with ``args`` that holds a tracer
+    of :func:`unifiedarray.fuse` (an object whose class has
+    ``__unifiedarray_trace__``) where an array was expected: the tracer
+    records the call (and its eager answer for sample arrays, made by
+    calling ``entry`` again).  ``NotImplemented`` where no argument is one,
+    so the caller raises its own error.  Only the dispatch's error paths
+    ask: an array argument never comes here."""
+    for a in args:
+        items = a if type(a) is tuple else a.values() if type(a) is dict else (a,)
+        for item in items:
+            hook = getattr(type(item), "__unifiedarray_trace__", None)
+            if hook is not None:
+                return hook(item, entry, args)
+    return NotImplemented
 
 
 def _placed_alike(args: tuple, kwargs: dict[str, Any], dev: Device) -> bool:
@@ -492,6 +513,9 @@ def check_scalar(x: UnifiedArray, value: Any, op: str) -> None:
 def unary(name: str, x: UnifiedArray) -> UnifiedArray:
     """An elementwise function of one array (and the unary operators)."""
     if type(x) is not UnifiedArray:
+        traced = traced_call(unary, (name, x))
+        if traced is not NotImplemented:
+            return traced
         raise TypeError(f"{name}: expected a UnifiedArray, got {type(x).__name__}")
     host = host_current(x)
     if host is not None:
@@ -728,6 +752,9 @@ def binary_function(name: str, x1: Any, x2: Any) -> UnifiedArray:
         res = operate(x2, x1, name, reflected=True)
         other = x1
     else:
+        traced = traced_call(binary_function, (name, x1, x2))
+        if traced is not NotImplemented:
+            return traced
         raise TypeError(f"{name}: at least one argument must be a UnifiedArray")
     if res is NotImplemented:
         raise TypeError(f"{name}: unsupported operand type {type(other).__name__}")
@@ -825,7 +852,11 @@ def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool)
     """``sum``, ``prod``, ``max``, ``min``: on a whole current host array
     with no ``dtype=``, the ufunc's ``reduce`` itself (most of a small
     reduction's cost is NumPy's Python wrapper); otherwise the general path."""
-    if name in ("max", "min") and type(x) is UnifiedArray:
+    if type(x) is not UnifiedArray:
+        traced = traced_call(reduction, (name, x, axis, dtype, keepdims))
+        if traced is not NotImplemented:
+            return traced
+    elif name in ("max", "min"):
         require_real(name, x)
     if dtype is None and type(x) is UnifiedArray:
         native = host_current(x)

@@ -164,6 +164,13 @@ class Backend:
         with self.compute_context(device):
             return fn(*args)
 
+    def compile(self, fn: Callable[..., Any]) -> Callable[..., Any] | None:
+        """``fn`` (a function of native arrays, built from this backend's
+        namespace functions) compiled into one kernel by the backend's own
+        compiler, for :func:`unifiedarray.fuse`; None where the backend has
+        none.  The compiled function is called inside :meth:`compute_context`."""
+        return None
+
     def publish(self, native: Any) -> Any:
         """``native``, a new result, made ready to be kept as a buffer's copy
         (nothing to do on every backend now: MLX's results stay lazy, on a

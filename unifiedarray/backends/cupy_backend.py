@@ -429,6 +429,14 @@ class CuPyBackend(Backend):
     def is_pinned(self, host: np.ndarray) -> bool:
         return is_pinned(host)
 
+    def compile(self, fn: Any) -> Any:
+        """``cupy.fuse(fn)``: one kernel; None where the CuPy in use has no
+        ``fuse`` (the simulated runtime of the tests)."""
+        import cupy
+
+        fuse = getattr(cupy, "fuse", None)
+        return None if fuse is None else fuse(fn)
+
     def empty_block(self, device: Device, size: int) -> Any:
         import cupy
 

@@ -431,6 +431,11 @@ class MLXBackend(Backend):
     def evaluate(self, *natives: Any) -> None:
         evaluate(*natives)
 
+    def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``mx.compile(fn)``: one compiled graph per input shapes and
+        dtypes (MLX's own cache, inside the function it returns)."""
+        return self.mx.compile(fn)
+
     def dtype_of(self, native: Any) -> np.dtype:
         return np_dtype(native.dtype)
 

@@ -1,0 +1,455 @@
+"""``unifiedarray.fuse``: a fused function gives what the eager one gives
+(result, dtype, shape, device, error class, warnings) on every device, reads
+its arguments at each call, traces once per signature, and says when it
+runs eagerly.
+
+The reference is the eager call of the same function on the same arrays:
+the rules (promotion, Python scalars) are not restated here, so these tests
+hold whatever the rules become.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+import unifiedarray as xp
+from unifiedarray import _fuse
+
+from .conftest import DEVICES, needs_mlx
+
+# -- random expression trees -------------------------------------------------------------------
+
+UNARY = ["negative", "abs", "sin", "exp", "sqrt", "square", "floor", "log", "isnan", "logical_not", "sign", "positive"]
+UNARY += ["bitwise_invert", "round", "trunc", "expm1", "tanh"]
+OPERATORS = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "<": operator.lt,
+    "==": operator.eq,
+    "&": operator.and_,
+    "|": operator.or_,
+}
+BINARY = ["maximum", "minimum", "atan2", "logaddexp", "hypot", "copysign", "add", "multiply", "floor_divide"]
+REDUCTIONS = ["sum", "prod", "max", "min", "mean"]
+DTYPES = ["bool", "int8", "int32", "int64", "uint8", "float32", "float64", "complex64", "float64", "float32"]
+N_ARRAYS, N_SCALARS = 3, 2
+
+
+def _leaves() -> st.SearchStrategy[Any]:
+    arrays = st.tuples(st.just("array"), st.integers(0, N_ARRAYS - 1))
+    return st.one_of(
+        arrays,
+        arrays,
+        arrays,
+        st.tuples(st.just("scalar"), st.integers(0, N_SCALARS - 1)),
+        st.tuples(st.just("literal"), st.sampled_from([0, 1, 2, -1, 0.5, 2.5, 0.5, 2.5, True, 1j])),
+    )
+
+
+def _extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.tuples(st.just("unary"), st.sampled_from(UNARY), children),
+        st.tuples(st.just("operator"), st.sampled_from(sorted(OPERATORS)), children, children),
+        st.tuples(st.just("function"), st.sampled_from(BINARY), children, children),
+        st.tuples(st.just("where"), children, children, children),
+    )
+
+
+def _trees() -> st.SearchStrategy[Any]:
+    body = st.recursive(_leaves(), _extend, max_leaves=8)
+    axes = st.sampled_from([None, 0, -1, (0,), (0, 1)])
+    reduced = st.tuples(st.just("reduce"), st.sampled_from(REDUCTIONS), axes, st.booleans(), body)
+    return st.one_of(body, reduced)
+
+
+def evaluate(tree: Any, arrays: tuple, scalars: tuple) -> Any:
+    """The tree, written against the namespace as a user would."""
+    kind = tree[0]
+    if kind == "array":
+        return arrays[tree[1]]
+    if kind == "scalar":
+        return scalars[tree[1]]
+    if kind == "literal":
+        return tree[1]
+    if kind == "unary":
+        return getattr(xp, tree[1])(evaluate(tree[2], arrays, scalars))
+    if kind == "operator":
+        return OPERATORS[tree[1]](evaluate(tree[2], arrays, scalars), evaluate(tree[3], arrays, scalars))
+    if kind == "function":
+        return getattr(xp, tree[1])(evaluate(tree[2], arrays, scalars), evaluate(tree[3], arrays, scalars))
+    if kind == "where":
+        return xp.where(*(evaluate(t, arrays, scalars) for t in tree[1:]))
+    _, name, axis, keepdims, body = tree
+    return getattr(xp, name)(evaluate(body, arrays, scalars), axis=axis, keepdims=keepdims)
+
+
+def function_of(tree: Any) -> Any:
+    def fn(a: Any, b: Any, c: Any, s: Any, t: Any) -> Any:
+        return evaluate(tree, (a, b, c), (s, t))
+
+    return fn
+
+
+# -- arrays: shapes that broadcast (or not), views and strided layouts ------------------------
+
+VALUES = {
+    "b": [False, True],
+    "i": [-3, -1, 0, 1, 2, 5],
+    "u": [0, 1, 2, 7],
+    "f": [-2.0, -0.5, -0.0, 0.0, 0.5, 1.0, 3.0, np.nan, np.inf],
+    "c": [0j, 1 + 1j, -0.5j, 2.0, complex(np.nan, 1)],
+}
+SHAPES = [(), (0,), (3,), (1, 3), (2, 3), (2, 1), (4, 3)]
+LARGE = (130, 257)  # more than one block on the host (_fuse.BLOCK elements), with a partial last block
+
+
+@st.composite
+def arguments(draw: Any, dev: str, large: bool = False) -> tuple:
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    arrays = []
+    for _ in range(N_ARRAYS):
+        dtype = np.dtype(draw(st.sampled_from(DTYPES)))
+        if large:
+            shape = draw(st.sampled_from([LARGE, (LARGE[1],), (LARGE[0], 1), ()]))
+        else:
+            shape = draw(st.sampled_from(SHAPES))
+        layout = draw(st.sampled_from(["whole", "strided", "transposed", "offset"])) if shape else "whole"
+        arrays.append(_array(rng, shape, dtype, dev, layout))
+    scalars = tuple(draw(st.sampled_from([2, -1, 0.5, 3.0, True, 2j])) for _ in range(N_SCALARS))
+    return (*arrays, *scalars)
+
+
+def _array(rng: np.random.Generator, shape: tuple, dtype: np.dtype, dev: str, layout: str) -> xp.UnifiedArray:
+    """An array of ``shape``, whole or a view of a larger one."""
+
+    def data(s: tuple) -> np.ndarray:
+        return rng.choice(np.asarray(VALUES[dtype.kind], dtype=dtype), size=s)
+
+    if layout == "strided":  # every other element of the last axis
+        return xp.asarray(data((*shape[:-1], 2 * shape[-1])), device=dev)[..., ::2]
+    if layout == "transposed":
+        return xp.permute_dims(xp.asarray(data(shape[::-1]), device=dev), tuple(range(len(shape)))[::-1])
+    if layout == "offset":  # a slice starting after the first row
+        return xp.asarray(data((shape[0] + 1, *shape[1:])), device=dev)[1:]
+    return xp.asarray(data(shape), device=dev)
+
+
+def outcome(fn: Any, args: tuple) -> tuple:
+    """What a call gives: the result (dtype, shape, device, host data) or
+    the exception's class, and the warnings other than FuseWarning."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res = fn(*args)
+        except Exception as exc:
+            got: tuple = ("raises", type(exc))
+        else:
+            got = _describe(res)
+    seen = {(w.category, str(w.message)) for w in caught if not issubclass(w.category, xp.FuseWarning)}
+    return got, seen
+
+
+def _describe(res: Any) -> tuple:
+    if isinstance(res, tuple):
+        return ("tuple", *map(_describe, res))
+    if type(res) is not xp.UnifiedArray:
+        return ("value", type(res), res)
+    return ("array", res.dtype, res.shape, res.device, np.asarray(res))
+
+
+def assert_same(fused: tuple, eager: tuple, dev: str) -> None:
+    (f, fw), (e, ew) = fused, eager
+    assert f[:4] == e[:4], (f, e)
+    if f[0] == "array":
+        a, b = f[4], e[4]
+        if dev == "mlx" and a.dtype.kind in "fc":
+            # MLX's compiler may contract a * b + c into a fused multiply-add.
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, equal_nan=True)
+        else:
+            assert a.tobytes() == b.tobytes(), (a, b)  # bit-identical (NaNs included)
+    elif f[0] == "value":
+        assert f == e or (f[2] != f[2] and e[2] != e[2])
+    if dev == "cpu":
+        assert fw == ew
+
+
+def _check_tree(tree: Any, args: tuple, dev: str) -> None:
+    fn = function_of(tree)
+    eager = outcome(fn, args)
+    fused_fn = xp.fuse(fn)
+    assert_same(outcome(fused_fn, args), eager, dev)
+    assert_same(outcome(fused_fn, args), eager, dev)  # the cached trace gives it too
+
+
+_SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@_SETTINGS
+@given(data=st.data(), tree=_trees())
+def test_fused_gives_what_eager_gives(dev: str, data: Any, tree: Any) -> None:
+    args = data.draw(arguments(dev))
+    if dev == "mlx" and any(getattr(a, "dtype", None) == np.complex128 for a in args):
+        return
+    _check_tree(tree, args, dev)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), tree=_trees())
+def test_blocked_host_evaluation_is_bit_identical(data: Any, tree: Any) -> None:
+    """Arrays larger than a block: the blocked evaluation (and reductions
+    of its result) against eager, bit for bit, with the same warnings."""
+    _check_tree(tree, data.draw(arguments("cpu", large=True)), "cpu")
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize("name", REDUCTIONS)
+def test_reductions_of_a_chain(dev: str, name: str, axis: Any) -> None:
+    rng = np.random.default_rng(0)
+    a = xp.asarray(rng.random((300, 200)), device=dev)
+    b = xp.asarray(rng.random((300, 200))[::-1], device=dev)
+
+    def fn(a: Any, b: Any) -> Any:
+        return getattr(xp, name)((a * 2 + b) / 3 - a * b + 1, axis=axis)
+
+    assert_same(outcome(xp.fuse(fn), (a, b)), outcome(fn, (a, b)), dev)
+
+
+# -- semantics ------------------------------------------------------------------------------
+
+
+def chain(a: Any, b: Any) -> Any:
+    return (a * 2 + b) / 3 - a * b + 1
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_traced_once_per_signature(dev: str) -> None:
+    fused = xp.fuse(lambda x, k: x * k + 1)
+    x = xp.ones(4, device=dev)
+    for k in (1.0, 2.0, 3.0):
+        assert np.array_equal(np.asarray(fused(x, k)), np.full(4, k + 1))
+    assert fused.cache_info()["traces"] == 1  # scalar values are inputs
+    fused(x, 2)  # another scalar kind
+    fused(xp.ones(5, device=dev), 2.0)  # another shape
+    fused(xp.ones(4, dtype=xp.float32, device=dev), 2.0)  # another dtype
+    assert fused.cache_info()["traces"] == 4
+
+
+def test_the_cache_is_bounded() -> None:
+    fused = xp.fuse(cache_size=2)(lambda x: x + 1)
+    for n in (1, 2, 3, 1):
+        fused(xp.ones(n))
+    info = fused.cache_info()
+    assert info["size"] == 2 and info["traces"] == 4  # n=1 was dropped (least recently used), traced again
+
+
+def test_a_scalar_used_as_a_value_is_keyed_on_its_value() -> None:
+    def fn(x: Any, n: Any) -> Any:
+        return x * 2 if n > 1 else x - 1
+
+    fused = xp.fuse(fn)
+    x = xp.arange(3.0)
+    for n in (0, 2, 0, 5):
+        assert np.array_equal(np.asarray(fused(x, n)), np.asarray(fn(x, n)))
+    assert fused.cache_info()["traces"] == 3  # n = 0, 2, 5
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_an_argument_written_between_calls_is_seen(dev: str) -> None:
+    fused = xp.fuse(chain)
+    a, b = xp.ones((3, 4), device=dev), xp.ones((3, 4), device=dev)
+    first = fused(a, b)
+    a[1, 2] = 5.0
+    b[...] = 2.0
+    second = fused(a, b)
+    assert np.array_equal(np.asarray(second), np.asarray(chain(a, b)))
+    assert not np.array_equal(np.asarray(first), np.asarray(second))
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_results_are_new_arrays_on_the_device(dev: str) -> None:
+    a = xp.ones((2, 3), device=dev)
+    res = xp.fuse(lambda x: x + 0)(a)
+    assert res.device == dev and res.buffer is not a.buffer
+    res[...] = 7.0
+    assert np.array_equal(np.asarray(a), np.ones((2, 3)))
+    assert xp.fuse(lambda x: x)(a) is a  # as eagerly: the argument itself
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_errors_are_the_eager_errors_at_the_call(dev: str) -> None:
+    fused = xp.fuse(chain)
+    with pytest.raises(ValueError):
+        chain(xp.ones(3, device=dev), xp.ones(4, device=dev))
+    with pytest.raises(ValueError):
+        fused(xp.ones(3, device=dev), xp.ones(4, device=dev))
+    bad = xp.fuse(lambda x: xp.max(x * 1j))
+    with pytest.raises(TypeError):
+        xp.max(xp.ones(2, device=dev) * 1j)
+    with pytest.raises(TypeError):
+        bad(xp.ones(2, device=dev))
+
+
+@needs_mlx
+def test_arrays_on_two_devices_run_eagerly() -> None:
+    a, b = xp.ones(3), xp.ones(3, device="mlx")
+    fused = xp.fuse(chain)
+    with pytest.warns(xp.FuseWarning, match="several devices"):
+        fused(a, b)
+    assert_same(outcome(fused, (a, b)), outcome(chain, (a, b)), "cpu")
+    with xp.transfer_guard("disallow"), pytest.raises(xp.TransferError):
+        chain(a, b)
+    with xp.transfer_guard("disallow"), pytest.raises(xp.TransferError):
+        fused(a, b)
+
+
+@pytest.mark.parametrize(
+    ("fn", "operation"),
+    [
+        (lambda x: x @ x, "matmul"),
+        (lambda x: xp.cumulative_sum(x, axis=0) + 1, "cumulative_sum"),
+        (lambda x: x[1:] * 2, "indexing"),
+        (lambda x: x * 2 if xp.any(x > 1) else x, "any"),
+        (lambda x: x * 2 if bool(x[0, 0] > 1) else x, "indexing"),
+        (lambda x: x * 2 if bool(xp.sum(x) > 1) else x, "bool()"),
+        (lambda x: x * float(xp.sum(x)), "float()"),
+    ],
+)
+def test_what_cannot_be_fused_runs_eagerly_and_warns_once(fn: Any, operation: str) -> None:
+    fused = xp.fuse(fn)
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.warns(xp.FuseWarning, match=operation.replace("(", r"\(").replace(")", r"\)")):
+        res = fused(x)
+    assert np.array_equal(np.asarray(res), np.asarray(fn(x)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", xp.FuseWarning)
+        fused(x)  # once
+
+
+def test_an_array_that_is_not_an_argument_is_not_fused() -> None:
+    w = xp.asarray([1.0, 2.0])
+    fused = xp.fuse(lambda x: x * w)
+    with pytest.warns(xp.FuseWarning, match="not an argument"):
+        res = fused(xp.ones(2))
+    assert res.tolist() == [1.0, 2.0]
+
+
+def test_floating_point_warnings_are_the_eager_ones() -> None:
+    x = xp.asarray(np.linspace(-1.0, 1.0, 3 * _fuse.BLOCK + 1))
+    fn = lambda x: xp.log(x) * 2 + xp.sqrt(x)  # noqa: E731
+    eager, fused = outcome(fn, (x,)), outcome(xp.fuse(fn), (x,))
+    assert fused == (fused[0], eager[1]) and len(eager[1]) == 3
+    assert fused[0][4].tobytes() == eager[0][4].tobytes()
+    with np.errstate(all="raise"), pytest.raises(FloatingPointError):
+        xp.fuse(fn)(x)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_reads_go_through_the_buffer(dev: str) -> None:
+    """A fused call reads the current copy: no move where eager makes none,
+    a counted one where the copy on the device is stale."""
+    a, b = xp.ones((50, 50), device=dev), xp.ones((50, 50), device=dev)
+    fused = xp.fuse(chain)
+    fused(a, b)  # traced
+    with xp.track_transfers() as ledger:
+        fused(a, b)
+    assert ledger.count == 0
+
+
+def test_python_scalars_keep_their_weak_kind() -> None:
+    """Scalars are read at each call, as Python scalars (the dtype of
+    float32 * 2.0 stays float32)."""
+    fused = xp.fuse(lambda x, s: x * s)
+    x = xp.ones(3, dtype=xp.float32)
+    for s in (2.0, 3.5):
+        res = fused(x, s)
+        assert res.dtype == xp.float32 and res.tolist() == [s] * 3
+
+
+# -- a stateful test: arguments written between calls ------------------------------------
+
+
+class FusedCallsModel(RuleBasedStateMachine):
+    """Arrays on every device, written in place (whole, one element, through
+    a view) between calls of fused functions; each call must give what the
+    eager call gives on the arrays as they are now."""
+
+    @initialize(dev=st.sampled_from(DEVICES), large=st.booleans())
+    def make(self, dev: str, large: bool) -> None:
+        self.dev = dev
+        shape = (3, 2 * _fuse.BLOCK // 3) if large and dev == "cpu" else (3, 5)
+        self.a = xp.ones(shape, device=dev)
+        self.b = xp.full(shape, 2.0, device=dev)
+        self.view = self.a[:, 1::2]
+        self.fns = [xp.fuse(chain), xp.fuse(lambda a, b: xp.sum(xp.where(a > b, a, b * 0.5), axis=1))]
+
+    @rule(value=st.floats(-4, 4), i=st.integers(0, 2), j=st.integers(0, 4))
+    def write_element(self, value: float, i: int, j: int) -> None:
+        self.a[i, j] = value
+
+    @rule(value=st.floats(-4, 4))
+    def write_whole(self, value: float) -> None:
+        self.b[...] = value
+
+    @rule(value=st.floats(-4, 4))
+    def write_through_a_view(self, value: float) -> None:
+        self.view[...] = value
+
+    @rule()
+    def write_with_an_operator(self) -> None:
+        self.b += 1.0
+
+    @invariant()
+    def fused_is_eager(self) -> None:
+        if not hasattr(self, "fns"):
+            return
+        for fn in self.fns:
+            for args in ((self.a, self.b), (self.view, self.view)):
+                assert_same(outcome(fn, args), outcome(fn.__wrapped__, args), self.dev)
+
+
+FusedCallsModel.TestCase.settings = settings(
+    max_examples=25, stateful_step_count=8, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+TestFusedCalls = FusedCallsModel.TestCase
+
+
+def test_exact_mathematics_of_the_example() -> None:
+    """The docstring's example, against NumPy."""
+    x = np.array([-1.0, 2.0, 3.0])
+    fused = xp.fuse(lambda x, k: xp.sum(xp.where(x > 0, x * k, 0.0) ** 2))
+    assert math.isclose(float(fused(xp.asarray(x), 0.5)), float(np.sum(np.where(x > 0, x * 0.5, 0.0) ** 2)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1000, 1000), (7, 12345), (3 * _fuse.BLOCK + 9,), (2, 1, 40000)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_a_sum_over_every_axis_is_numpys_pairwise_sum(dtype: str, shape: tuple, keepdims: bool) -> None:
+    """Summed block by block without the elementwise result, in NumPy's
+    pairwise order: the eager sum, bit for bit."""
+    rng = np.random.default_rng(7)
+    a = xp.asarray(rng.standard_normal(shape).astype(dtype))
+    b = xp.asarray(rng.standard_normal(shape[-1:]).astype(dtype) * 1e3)  # broadcast: summed as eager would
+
+    def fn(a: Any, b: Any, s: Any) -> Any:
+        return xp.sum(xp.sin(a) * s + a * a - 1.0, keepdims=keepdims) + xp.sum(a * b)
+
+    for s in (0.5, 3.0):
+        assert_same(outcome(xp.fuse(fn), (a, b, s)), outcome(fn, (a, b, s)), "cpu")

@@ -1,0 +1,1034 @@
+"""``unifiedarray.fuse``: one decorator that evaluates a function of arrays
+as one pass over the data on its device.
+
+A fused function is traced once per signature (the arguments' shapes,
+dtypes and devices, the kinds of its Python scalars): it runs on tracers,
+which stand for the arrays and scalars and record each namespace call and
+operator.  What each recorded operation gives is not computed by rules
+written here: the tracer calls the dispatch's own entry (``operate``,
+``unary``, ``call``, ``reduction``) on small sample arrays of the same
+dtypes, on the same device, and takes the result's dtype and device (and
+its error, which makes the call run eagerly).  It then calls the device's
+function on the same samples and checks that it gives what the dispatch
+gave, bit for bit: where the dispatch does more than the device's function
+(a rule applied before or after it), the operation is not fused.  So a
+fused function gives what the eager one gives, whatever the rules are.
+
+Evaluation, per device:
+
+* host: each run of elementwise operations is evaluated block by block
+  (``BLOCK`` elements at a time, NumPy's iterator over the broadcast
+  operands) with the host namespace's own functions, so each element is
+  computed by the same ufunc loop as eagerly: bit-identical.  A reduction
+  is computed as eagerly, by the same function on the whole elementwise
+  result (so a ``sum`` is NumPy's pairwise sum, bit-identical too); what
+  follows a reduction is blocked again.  Arrays of at most ``BLOCK``
+  elements run the same calls on whole arrays.
+* MLX and CUDA: the backend's compiler (``mx.compile``, ``cupy.fuse``)
+  through :meth:`~unifiedarray.backends.Backend.compile`, keyed on the
+  signature and on the values of the Python scalars (they are constants of
+  the compiled graph); a backend without a compiler (the simulated CUDA
+  runtime of the tests) runs the recorded calls one by one.
+
+What cannot be fused (an operation outside elementwise functions,
+operators, ``where`` and the reductions ``sum``, ``prod``, ``max``, ``min``,
+``mean``; indexing; Python control flow on array values; arrays that are not
+arguments) runs eagerly, and the fused function says so once with a
+:class:`FuseWarning` naming the operation.
+
+Example
+-------
+>>> import unifiedarray as xp
+>>> @xp.fuse
+... def chain(a, b):
+...     return (a * 2 + b) / 3 - a * b + 1
+>>> a, b = xp.asarray([1.0, 2.0]), xp.asarray([3.0, 4.0])
+>>> chain(a, b).tolist() == ((a * 2 + b) / 3 - a * b + 1).tolist()
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, Generic, NamedTuple, ParamSpec, TypeVar, overload
+
+import numpy as np
+
+from . import _dispatch
+from ._array import UnifiedArray
+from ._devices import CPU, Device
+from .backends import backend_for
+
+__all__ = ["BLOCK", "FuseWarning", "FusedFunction", "fuse"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: Elements per block of the host's blocked evaluation (float64: 128 KiB per
+#: temporary, so that a chain's temporaries stay in the core's cache).
+BLOCK = 16384
+
+_SCALAR_KINDS = (bool, int, float, complex)
+
+#: What fuses: the elementwise functions (the operators end in them) and where ...
+ELEMENTWISE = frozenset(
+    [
+        *("abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and"),
+        *("bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil"),
+        *("conj", "copysign", "cos", "cosh", "divide", "equal", "exp", "expm1", "floor", "floor_divide"),
+        *("greater", "greater_equal", "hypot", "imag", "isfinite", "isinf", "isnan", "less", "less_equal"),
+        *("log", "log1p", "log2", "log10", "logaddexp", "logical_and", "logical_not", "logical_or"),
+        *("logical_xor", "maximum", "minimum", "multiply", "negative", "nextafter", "not_equal", "positive"),
+        *("pow", "real", "reciprocal", "remainder", "round", "sign", "signbit", "sin", "sinh", "sqrt"),
+        *("square", "subtract", "tan", "tanh", "trunc", "where"),
+    ]
+)
+#: ... and these reductions (over all axes or some).
+REDUCTIONS = frozenset(["sum", "prod", "max", "min", "mean"])
+
+
+class FuseWarning(UserWarning):
+    """A fused function runs (part of its signatures) eagerly: the message
+    names the operation that could not be fused.  Given once per fused
+    function and reason."""
+
+
+# -- tracing ----------------------------------------------------------------------------
+# The signals below stop a trace.  They are BaseExceptions so that a
+# function's own ``except Exception`` cannot swallow them.
+
+
+class _Unfusable(BaseException):
+    """The trace met something outside what fuses (``operation`` names it)."""
+
+    def __init__(self, operation: str) -> None:
+        super().__init__(operation)
+        self.operation = operation
+
+
+class _NeedsValue(BaseException):
+    """A Python scalar argument was used as a value (control flow, an axis,
+    arithmetic with another scalar): it becomes a constant of the trace."""
+
+    def __init__(self, argument: Any) -> None:
+        super().__init__(argument)
+        self.argument = argument
+
+
+class _EagerRaises(BaseException):
+    """The eager call raises for this signature (a probe raised)."""
+
+
+class _Node(NamedTuple):
+    """One recorded operation: ``slot = fn(*slots[operands], **kwargs)``."""
+
+    slot: int
+    name: str
+    operands: tuple[int, ...]
+    kwargs: dict[str, Any]
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    reduction: bool
+
+
+class _Recording:
+    """The graph one trace builds: numbered slots (the array arguments, the
+    scalar arguments, constants, then each operation's result)."""
+
+    def __init__(self, dev: Device) -> None:
+        self.dev = dev
+        self.slots = 0
+        self.nodes: list[_Node] = []
+        self.consts: dict[int, Any] = {}
+        self.shapes: dict[int, tuple[int, ...]] = {}
+
+    def new_slot(self) -> int:
+        self.slots += 1
+        return self.slots - 1
+
+    def const(self, value: Any) -> int:
+        slot = self.new_slot()
+        self.consts[slot] = value
+        self.shapes[slot] = ()
+        return slot
+
+    def record(self, entry: Any, args: tuple) -> ArrayTracer:
+        """The call ``entry(*args)`` of the dispatch, with tracers among
+        ``args``: checked, probed on samples, recorded."""
+        name, operands, kwargs = _call_of(entry, args)
+        if name not in ELEMENTWISE and name not in REDUCTIONS:
+            raise _Unfusable(name)
+        for value in kwargs.values():
+            _check_static(value, name)
+        slots = tuple(self._operand(o, name) for o in operands)
+        reduction = name in REDUCTIONS
+        # The eager answer, for samples of the same dtypes on the same device.
+        try:
+            with np.errstate(all="ignore"):
+                sample = entry(*_substitute(args))
+        except Exception as exc:
+            raise _EagerRaises() from exc
+        if type(sample) is not UnifiedArray or sample.device != self.dev:
+            raise _Unfusable(f"{name} (its result is not an array on {self.dev})")
+        shapes = [self.shapes[s] for s in slots]
+        if reduction:
+            shape = _reduced_shape(shapes[0], kwargs.get("axis"), bool(kwargs.get("keepdims")))
+            expected = _reduced_shape(_sample_shape(shapes[0]), kwargs.get("axis"), bool(kwargs.get("keepdims")))
+        else:
+            try:
+                shape = np.broadcast_shapes(*shapes)
+            except ValueError:
+                raise _EagerRaises() from None
+            expected = np.broadcast_shapes(*[_sample_shape(s) for s in shapes])
+        if sample.shape != expected:
+            raise _Unfusable(f"{name} (its result's shape is not the broadcast or reduced shape)")
+        self._verify_native(name, operands, kwargs, sample)
+        slot = self.new_slot()
+        self.nodes.append(_Node(slot, name, slots, kwargs, shape, sample.dtype, reduction))
+        self.shapes[slot] = shape
+        return ArrayTracer(self, slot, shape, sample.dtype, sample)
+
+    def _operand(self, obj: Any, name: str) -> int:
+        t = type(obj)
+        if t is ArrayTracer or t is ScalarTracer:
+            if obj._rec is not self:
+                raise _Unfusable("a tracer of another trace (kept from an earlier call)")
+            return int(obj._slot)
+        if t in _SCALAR_KINDS:
+            return self.const(obj)
+        if t is UnifiedArray:
+            raise _Unfusable(f"{name} of an array that is not an argument of the fused function")
+        raise _Unfusable(f"{name} of a {t.__name__}")
+
+    def _verify_native(self, name: str, operands: tuple, kwargs: dict[str, Any], sample: UnifiedArray) -> None:
+        """The device's function, called on the samples' native arrays as the
+        fused evaluation will call it, must give the dispatch's answer."""
+        dev = self.dev
+        fn = _dispatch.resolve(dev, name)
+        if fn is None:
+            raise _Unfusable(f"{name} (not a function of {dev}'s namespace: it runs on the host)")
+        natives = [
+            _dispatch.native_on(o._sample, dev, "fuse") if type(o) is ArrayTracer else _value(o) for o in operands
+        ]
+        backend = backend_for(dev)
+        try:
+            with np.errstate(all="ignore"), backend.compute_context(dev):
+                native = fn(*natives, **kwargs)
+        except Exception:
+            raise _Unfusable(f"{name} (the dispatch does more than {dev}'s function)") from None
+        if not _same_bits(_host_copy(native, dev), _host_copy(_dispatch.native_on(sample, dev, "fuse"), dev)):
+            raise _Unfusable(f"{name} (the dispatch does more than {dev}'s function)")
+
+
+def _call_of(entry: Any, args: tuple) -> tuple[str, tuple, dict[str, Any]]:
+    """The function name, operands (in the order of the native call) and
+    keyword arguments of a call of a dispatch entry."""
+    if entry is _dispatch.operate:
+        x, y, name, reflected = (*args, False)[:4]
+        return name, ((y, x) if reflected else (x, y)), {}
+    if entry is _dispatch.unary:
+        return args[0], (args[1],), {}
+    if entry is _dispatch.binary_function:
+        return args[0], (args[1], args[2]), {}
+    if entry is _dispatch.call:
+        path, cargs, ckwargs, _reason, device = args
+        if device is not None:
+            raise _Unfusable(f"{path} with device=")
+        return path, tuple(cargs), dict(ckwargs)
+    if entry is _dispatch.reduction:
+        name, x, axis, dtype, keepdims = args
+        kwargs: dict[str, Any] = {"axis": axis, "keepdims": keepdims}
+        if dtype is not None:
+            kwargs["dtype"] = dtype
+        return name, (x,), kwargs
+    raise _Unfusable(getattr(entry, "__name__", repr(entry)))
+
+
+def _check_static(value: Any, name: str) -> None:
+    """A keyword argument (axis, keepdims, dtype) must be a plain value."""
+    t = type(value)
+    if t is ScalarTracer:
+        raise _NeedsValue(value._argument)
+    if t is ArrayTracer or t is UnifiedArray:
+        raise _Unfusable(f"{name} with an array as a keyword argument")
+    if t is tuple:
+        for v in value:
+            _check_static(v, name)
+
+
+def _value(obj: Any) -> Any:
+    """A scalar operand's value for the probes (a tracer's trace-time value)."""
+    return obj._value if type(obj) is ScalarTracer else obj
+
+
+def _substitute(obj: Any) -> Any:
+    """``obj`` with each tracer replaced by its sample (arrays) or value
+    (scalars): the arguments of a probe."""
+    t = type(obj)
+    if t is ArrayTracer:
+        return obj._sample
+    if t is ScalarTracer:
+        return obj._value
+    if t is tuple:
+        return tuple(_substitute(o) for o in obj)
+    if t is dict:
+        return {k: _substitute(v) for k, v in obj.items()}
+    return obj
+
+
+def _sample_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A sample's shape: the same axes, each of length 1 (0 where empty)."""
+    return tuple(min(d, 1) for d in shape)
+
+
+def _reduced_shape(shape: tuple[int, ...], axis: Any, keepdims: bool) -> tuple[int, ...]:
+    """The shape a reduction over ``axis`` leaves (the probe has checked
+    the axes already)."""
+    n = len(shape)
+    listed = () if axis is None else axis if type(axis) is tuple else (axis,)
+    axes = set(range(n)) if axis is None else {a % n if n else a for a in listed}
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _make_sample(shape: tuple[int, ...], dtype: np.dtype, dev: Device) -> UnifiedArray:
+    """A small array of ones standing for an argument in the probes (made
+    on its device directly: not a move of the argument's data)."""
+    host = np.ones(_sample_shape(shape), dtype)
+    if dev is CPU:
+        return _dispatch.adopted(host, CPU, dtype)
+    return _dispatch.wrap(backend_for(dev).upload(host, dev), dev)
+
+
+def _host_copy(native: Any, dev: Device) -> np.ndarray:
+    """A native array's data on the host, for comparing probes (not a move
+    of any buffer's data)."""
+    if dev is CPU:
+        return np.asarray(native)
+    backend = backend_for(dev)
+    out = np.empty(tuple(native.shape), backend.dtype_of(native))
+    backend.download(native, out)
+    return out
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and np.ascontiguousarray(a).tobytes() == b.tobytes()
+
+
+# -- the tracers ------------------------------------------------------------------------
+
+
+def _binary(name: str, reflected: bool = False) -> Callable[[ArrayTracer, Any], ArrayTracer]:
+    def op(self: ArrayTracer, other: Any) -> ArrayTracer:
+        return self._rec.record(_dispatch.operate, (self, other, name, reflected))
+
+    op.__name__ = name
+    return op
+
+
+def _unary(name: str) -> Callable[[ArrayTracer], ArrayTracer]:
+    def op(self: ArrayTracer) -> ArrayTracer:
+        return self._rec.record(_dispatch.unary, (name, self))
+
+    op.__name__ = name
+    return op
+
+
+def _refused(what: str) -> Callable[..., Any]:
+    def op(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise _Unfusable(what)
+
+    return op
+
+
+class ArrayTracer:
+    """Stands for an array while a fused function is traced: its shape,
+    dtype and device are known, its values are not."""
+
+    __slots__ = ("_rec", "_sample", "_slot", "device", "dtype", "shape")
+
+    def __init__(
+        self, rec: _Recording, slot: int, shape: tuple[int, ...], dtype: np.dtype, sample: UnifiedArray
+    ) -> None:
+        self._rec = rec
+        self._slot = slot
+        self.shape = shape
+        self.dtype = dtype
+        self.device = rec.dev
+        self._sample = sample
+
+    def __unifiedarray_trace__(self, entry: Any, args: tuple) -> ArrayTracer:
+        return self._rec.record(entry, args)
+
+    def __array_namespace__(self, *, api_version: str | None = None) -> Any:
+        return self._sample.__array_namespace__(api_version=api_version)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"ArrayTracer(shape={self.shape}, dtype={self.dtype.name}, device={str(self.device)!r})"
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)  # protocols NumPy looks for
+        raise _Unfusable(f"x.{name}")
+
+    __add__, __radd__ = _binary("add"), _binary("add", True)
+    __sub__, __rsub__ = _binary("subtract"), _binary("subtract", True)
+    __mul__, __rmul__ = _binary("multiply"), _binary("multiply", True)
+    __truediv__, __rtruediv__ = _binary("divide"), _binary("divide", True)
+    __floordiv__, __rfloordiv__ = _binary("floor_divide"), _binary("floor_divide", True)
+    __mod__, __rmod__ = _binary("remainder"), _binary("remainder", True)
+    __pow__, __rpow__ = _binary("pow"), _binary("pow", True)
+    __and__, __rand__ = _binary("bitwise_and"), _binary("bitwise_and", True)
+    __or__, __ror__ = _binary("bitwise_or"), _binary("bitwise_or", True)
+    __xor__, __rxor__ = _binary("bitwise_xor"), _binary("bitwise_xor", True)
+    __lshift__, __rlshift__ = _binary("bitwise_left_shift"), _binary("bitwise_left_shift", True)
+    __rshift__, __rrshift__ = _binary("bitwise_right_shift"), _binary("bitwise_right_shift", True)
+    __lt__, __le__ = _binary("less"), _binary("less_equal")
+    __gt__, __ge__ = _binary("greater"), _binary("greater_equal")
+    __eq__, __ne__ = _binary("equal"), _binary("not_equal")  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]
+    __neg__, __pos__ = _unary("negative"), _unary("positive")
+    __abs__, __invert__ = _unary("abs"), _unary("bitwise_invert")
+
+    __matmul__ = __rmatmul__ = _refused("matmul")
+    __divmod__ = __rdivmod__ = _refused("divmod")
+    __getitem__ = _refused("indexing")
+    __setitem__ = _refused("index assignment")
+    __iter__ = _refused("iteration")
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = __ifloordiv__ = __imod__ = __ipow__ = _refused("in-place operators")
+    __iand__ = __ior__ = __ixor__ = __ilshift__ = __irshift__ = __imatmul__ = _refused("in-place operators")
+    __bool__ = _refused("bool() of a traced array (Python control flow on array values)")
+    __int__ = __index__ = _refused("int() of a traced array (Python control flow on array values)")
+    __float__ = _refused("float() of a traced array (Python control flow on array values)")
+    __complex__ = _refused("complex() of a traced array (Python control flow on array values)")
+    __array__ = _refused("a conversion to NumPy (a NumPy function, or an array that is not an argument)")
+
+
+def _needs_value(self: ScalarTracer, *args: Any) -> Any:
+    raise _NeedsValue(self._argument)
+
+
+def _scalar_operand(self: ScalarTracer, other: Any) -> Any:
+    if type(other) is ArrayTracer:
+        return NotImplemented  # the array's reflected operator records it
+    raise _NeedsValue(self._argument)
+
+
+class ScalarTracer:
+    """Stands for a Python scalar argument while a fused function is traced:
+    an operand of array operations, whose value is read at each call.  Used
+    any other way (control flow, an axis, arithmetic with other scalars) it
+    becomes a constant of the trace, and the trace is keyed on its value."""
+
+    __slots__ = ("_argument", "_rec", "_slot", "_value")
+
+    def __init__(self, rec: _Recording, slot: int, value: Any, argument: Any) -> None:
+        self._rec = rec
+        self._slot = slot
+        self._value = value
+        self._argument = argument
+
+    def __repr__(self) -> str:
+        return f"ScalarTracer({type(self._value).__name__})"
+
+    def __unifiedarray_trace__(self, entry: Any, args: tuple) -> ArrayTracer:
+        return self._rec.record(entry, args)  # the probe gives the eager answer (or error) for the scalar
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise _NeedsValue(self._argument)
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _scalar_operand
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _scalar_operand
+    __pow__ = __rpow__ = __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = _scalar_operand
+    __lshift__ = __rlshift__ = __rshift__ = __rrshift__ = _scalar_operand
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _scalar_operand
+    __hash__ = __bool__ = __int__ = __index__ = __float__ = __complex__ = _needs_value
+    __neg__ = __pos__ = __abs__ = __invert__ = __round__ = __array__ = _needs_value
+
+
+# -- plans: how a trace runs on its device -------------------------------------------------
+
+
+def _generate(
+    name: str, params: list[int], steps: list[_Node], results: list[int], env: dict[str, Any], out: bool = False
+) -> Callable[..., Any]:
+    """A Python function running ``steps`` on its parameters (slots): the
+    same calls in the same order as the eager path, with no dispatch between
+    them.  With ``out``, the last step writes into ``out`` (a ufunc's
+    ``out=``, else an assignment) and nothing is returned."""
+    lines = [f"def {name}({', '.join([*(f's{p}' for p in params), *(['out'] if out else [])])}):"]
+    for i, node in enumerate(steps):
+        args = ", ".join(f"s{o}" for o in node.operands)
+        if node.kwargs:
+            env[f"k{node.slot}"] = node.kwargs
+            args += f", **k{node.slot}"
+        last = out and i == len(steps) - 1
+        fn = env[f"f{node.slot}"]
+        if last and isinstance(fn, np.ufunc) and fn.nout == 1 and not node.kwargs:
+            lines.append(f"    f{node.slot}({args}, out=out)")
+        elif last:
+            lines.append(f"    out[...] = f{node.slot}({args})")
+        else:
+            lines.append(f"    s{node.slot} = f{node.slot}({args})")
+    if not out:
+        lines.append(f"    return ({''.join(f's{r}, ' for r in results)})")
+    namespace = dict(env)
+    exec(compile("\n".join(lines), f"<unifiedarray.fuse {name}>", "exec"), namespace)
+    fn = namespace[name]
+    fn.__source__ = "\n".join(lines)
+    return fn
+
+
+class _Region(NamedTuple):
+    """A run of elementwise operations ending in ``root``, evaluated block
+    by block: its array leaves are iterated, its scalar leaves passed."""
+
+    root: int
+    leaves: list[int]
+    arrays: list[int]  # the leaves that are arrays (their indices in leaves)
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    whole: Callable[..., Any]
+    block: Callable[..., Any]
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+class _Plan:
+    """A trace made runnable on its device: ``direct`` runs the recorded
+    calls in order on whole arrays; on the host, ``stages`` run them block
+    by block where the arrays are larger than a block."""
+
+    def __init__(self, rec: _Recording, array_params: list[int], scalar_params: list[int], outputs: list[int]) -> None:
+        self.dev = dev = rec.dev
+        self.outputs = outputs
+        self.env: dict[str, Any] = {f"s{slot}": value for slot, value in rec.consts.items()}
+        for node in rec.nodes:
+            self.env[f"f{node.slot}"] = _dispatch.resolve(dev, node.name)
+        self.direct = _generate("fused", array_params + scalar_params, rec.nodes, outputs, self.env)
+        self.stages: list[_Node | _Region | _Sum] = []
+        largest = max((int(np.prod(n.shape)) for n in rec.nodes), default=0)
+        if dev is CPU and largest > BLOCK:
+            self._stage(rec, set(array_params))
+        self.compiled: OrderedDict[tuple, Callable[..., Any] | None] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def _stage(self, rec: _Recording, array_params: set[int]) -> None:
+        """Split the graph at its reductions: each reduction's operand and
+        each output is a region of elementwise calls, made before what
+        reads it."""
+        by_slot = {n.slot: n for n in rec.nodes}
+        done: set[int] = set()
+
+        def materialise(slot: int) -> None:
+            node = by_slot.get(slot)
+            if node is None or slot in done:
+                return  # an argument, or made already
+            done.add(slot)
+            if not node.reduction:
+                self.stages.append(region_of(node))
+                return
+            operand = by_slot.get(node.operands[0])
+            if _pairwise_applies(node) and operand is not None and not operand.reduction:
+                self.stages.append(_Sum(node, region_of(operand)))
+                return
+            materialise(node.operands[0])
+            self.stages.append(node)
+
+        def region_of(node: _Node) -> _Region:
+            """The elementwise calls ending in ``node``, their leaves made first."""
+            members: set[int] = set()
+            leaves: list[int] = []
+
+            def walk(s: int) -> None:
+                n = by_slot.get(s)
+                if n is None or n.reduction:
+                    if s not in leaves and s not in rec.consts:
+                        leaves.append(s)
+                    materialise(s)
+                elif s not in members:
+                    members.add(s)
+                    for o in n.operands:
+                        walk(o)
+
+            walk(node.slot)
+            steps = [n for n in rec.nodes if n.slot in members]
+            arrays = [i for i, s in enumerate(leaves) if s in array_params or s in by_slot]
+            return _Region(
+                node.slot,
+                leaves,
+                arrays,
+                node.shape,
+                node.dtype,
+                _generate("region", leaves, steps, [node.slot], self.env),
+                _generate("block", leaves, steps, [node.slot], self.env, out=True),
+            )
+
+        for slot in self.outputs:
+            materialise(slot)
+
+    def run_host(self, values: dict[int, Any]) -> list[Any]:
+        """The stages in order (``values``: the arguments by slot)."""
+        for stage in self.stages:
+            if type(stage) is _Node:
+                fn = self.env[f"f{stage.slot}"]
+                values[stage.slot] = fn(values[stage.operands[0]], **stage.kwargs)
+                continue
+            if type(stage) is _Sum:
+                node, region = stage
+                args = [values[s] for s in region.leaves]
+                fn = self.env[f"f{node.slot}"]
+                if _flat_in_c_order(region, args):
+                    values[node.slot] = _pairwise_sum(region, args, fn, bool(node.kwargs["keepdims"]))
+                else:
+                    values[node.slot] = fn(_evaluate(region, args), **node.kwargs)
+                continue
+            assert type(stage) is _Region
+            values[stage.root] = _evaluate(stage, [values[s] for s in stage.leaves])
+        return [values[s] for s in self.outputs]
+
+
+class _Sum(NamedTuple):
+    """A ``sum`` over every axis of a region, summed block by block in
+    NumPy's own pairwise order (see :func:`_pairwise_sum`)."""
+
+    node: _Node
+    region: _Region
+
+
+def _pairwise_applies(node: _Node) -> bool:
+    """Whether a reduction is a float ``sum`` over every axis (the case
+    :func:`_pairwise_sum` reproduces bit for bit)."""
+    kw = node.kwargs
+    return node.name == "sum" and kw.get("axis") is None and "dtype" not in kw and node.dtype in _PAIRWISE_DTYPES
+
+
+_PAIRWISE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _flat_in_c_order(region: _Region, args: list[Any]) -> bool:
+    """Whether the region's array leaves are C-ordered arrays of its whole
+    shape (or 0-d): then its eager result is C-ordered, and its flat blocks
+    are slices of each leaf."""
+    if region.size <= BLOCK:
+        return False
+    for i in region.arrays:
+        a = args[i]
+        if type(a) is not np.ndarray or not (a.ndim == 0 or (a.shape == region.shape and a.flags.c_contiguous)):
+            return False
+    return True
+
+
+def _pairwise_sum(region: _Region, args: list[Any], reduce: Callable[..., Any], keepdims: bool) -> Any:
+    """The sum of the region's values, computed as NumPy's ``add.reduce``
+    computes it on the eager (C-ordered) result, without that result: NumPy
+    sums a contiguous run pairwise, splitting ``n`` elements at
+    ``n2 = n // 2 - (n // 2) % 8`` down to blocks it sums in one loop.  Here
+    the same split is followed down to blocks of at most ``BLOCK`` elements,
+    each block's values computed and summed by the same ``add.reduce``
+    (which takes the same path inside the block), and the partial sums added
+    in the same tree: the same additions in the same order, bit for bit."""
+    flats = {i: args[i].reshape(-1) for i in region.arrays if args[i].ndim}
+    whole = region.whole
+
+    def block(lo: int, n: int) -> Any:
+        call = list(args)
+        for i, flat in flats.items():
+            call[i] = flat[lo : lo + n]
+        return reduce(whole(*call)[0], axis=None)
+
+    def tree(lo: int, n: int) -> Any:
+        if n <= BLOCK:
+            return block(lo, n)
+        half = n // 2
+        half -= half % 8
+        return tree(lo, half) + tree(lo + half, n - half)
+
+    raising: Any = {k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}
+    with np.errstate(**raising):
+        total = tree(0, region.size)
+    return np.asarray(total).reshape((1,) * len(region.shape)) if keepdims else total
+
+
+def _evaluate(region: _Region, args: list[Any]) -> Any:
+    """A region's values: whole arrays where small, else block by block."""
+    return region.whole(*args)[0] if region.size <= BLOCK else _blocked(region, args)
+
+
+def _blocked(region: _Region, args: list[Any]) -> np.ndarray:
+    """``region`` evaluated ``BLOCK`` elements at a time over the broadcast
+    of its array leaves.  Floating-point errors that would warn are made to
+    raise here, so that the caller can run the function eagerly, which warns
+    once per operation as NumPy does (blocks would warn once per block)."""
+    arrays = [args[i] for i in region.arrays]
+    operands = [*arrays, None]
+    op_flags: Any = [*(["readonly"] for _ in arrays), ["writeonly", "allocate"]]
+    it = np.nditer(
+        operands,
+        flags=["external_loop", "buffered", "zerosize_ok"],
+        op_flags=op_flags,
+        op_dtypes=[*(np.asarray(a).dtype for a in arrays), region.dtype],
+        buffersize=BLOCK,
+    )
+    raising: Any = {k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}
+    positions = region.arrays
+    block = region.block
+    with it, np.errstate(**raising):
+        for chunks in it:
+            call = list(args)
+            for i, p in enumerate(positions):
+                call[p] = chunks[i]
+            block(*call, chunks[-1])
+        return it.operands[-1]
+
+
+# -- traces and the fused function ----------------------------------------------------------
+
+
+class _Eager(NamedTuple):
+    """A signature that runs eagerly, and why.  ``if_it_succeeds``: tracing
+    raised an error of the function's own, which the eager call may raise
+    too (then nothing was lost, and nothing is said)."""
+
+    reason: str
+    if_it_succeeds: bool = False
+
+
+class _Trace:
+    """One signature's plan: which arguments are arrays and scalars, and
+    how the outputs are made."""
+
+    def __init__(
+        self, rec: _Recording, array_params: list[int], scalar_params: list[int], outputs: list[int], single: bool
+    ) -> None:
+        self.dev = rec.dev
+        self.array_params = array_params
+        self.scalar_params = scalar_params
+        self.outputs = outputs
+        self.single = single
+        self.plan = _Plan(rec, array_params, scalar_params, outputs)
+        self.backend = backend_for(rec.dev)
+        self.samples: list[UnifiedArray] = []
+
+    def run(self, arrays: list[UnifiedArray], scalars: list[Any], reason: str) -> Any:
+        dev = self.dev
+        natives = [_dispatch.native_on(a, dev, reason) for a in arrays]
+        plan = self.plan
+        try:
+            if dev is CPU:
+                if plan.stages:
+                    values = dict(zip(self.array_params, natives, strict=True))
+                    values.update(zip(self.scalar_params, scalars, strict=True))
+                    outs = plan.run_host(values)
+                else:
+                    outs = plan.direct(*natives, *scalars)
+            else:
+                compiled = self._compiled(scalars)
+                with self.backend.compute_context(dev):
+                    outs = compiled(*natives) if compiled is not None else plan.direct(*natives, *scalars)
+        except Exception:
+            return _EAGER_RERUN  # the eager call gives its own error (or warnings), once
+        made: dict[int, Any] = {}
+        results = []
+        for slot, out in zip(self.outputs, outs, strict=True):
+            if slot in made:
+                results.append(made[slot])
+                continue
+            if slot in self.array_params:
+                res: Any = arrays[self.array_params.index(slot)]  # eager returns the argument itself
+            else:
+                res = _dispatch.wrap_result(out, dev, natives)
+            made[slot] = res
+            results.append(res)
+        return results[0] if self.single else tuple(results)
+
+    def _compiled(self, scalars: list[Any]) -> Callable[..., Any] | None:
+        """The backend's compiled kernel for these scalar values (constants of
+        the graph), verified on the samples; None where there is none."""
+        plan = self.plan
+        key = tuple((type(s), s) for s in scalars)
+        with plan.lock:
+            if key in plan.compiled:
+                plan.compiled.move_to_end(key)
+                return plan.compiled[key]
+        compiled = self._compile(scalars)
+        with plan.lock:
+            plan.compiled[key] = compiled
+            while len(plan.compiled) > _COMPILED_PER_SIGNATURE:
+                plan.compiled.popitem(last=False)
+        return compiled
+
+    def _compile(self, scalars: list[Any]) -> Callable[..., Any] | None:
+        direct = self.plan.direct
+        values = tuple(scalars)
+
+        def kernel(*natives: Any) -> Any:
+            return direct(*natives, *values)
+
+        compiled = self.backend.compile(kernel)
+        if compiled is None:
+            return None
+        dev = self.dev
+        natives = [_dispatch.native_on(s, dev, "fuse") for s in self.samples]
+        try:
+            with np.errstate(all="ignore"), self.backend.compute_context(dev):
+                got = compiled(*natives)
+                want = direct(*natives, *values)
+            ok = all(_close(_host_copy(g, dev), _host_copy(w, dev)) for g, w in zip(got, want, strict=True))
+        except Exception as exc:
+            self.refused = f"{self.backend.name}'s compiler refused it ({type(exc).__name__}: {exc})"
+            return None
+        if not ok:
+            self.refused = f"{self.backend.name}'s compiled kernel disagrees with the eager result"
+            return None
+        return compiled
+
+    refused: str | None = None
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    """A compiled kernel's result against the eager one: the same dtype and
+    shape, the same values (to rounding, for inexact dtypes: a compiler may
+    contract a * b + c into one fused multiply-add)."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind in "fc":
+        return bool(np.allclose(a, b, rtol=1e-5, atol=0, equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+_EAGER_RERUN = object()
+_COMPILED_PER_SIGNATURE = 16
+
+
+class FusedFunction(Generic[P, R]):
+    """A function evaluated by :func:`fuse`: called like the function it
+    wraps, with the same result, dtype, device and errors.
+
+    ``cache_info()`` reports its traces (one per signature, at most
+    ``cache_size`` kept, least recently used dropped first).
+    """
+
+    def __init__(self, fn: Callable[P, R], cache_size: int = 128) -> None:
+        if cache_size < 1:
+            raise ValueError(f"fuse: cache_size must be at least 1, not {cache_size}")
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._cache_size = cache_size
+        self._cache: OrderedDict[tuple, _Trace | _Eager] = OrderedDict()
+        self._lock = threading.Lock()
+        self._static: set[Any] = set()  # scalar arguments used as values: keyed on their value
+        self._warned: set[str] = set()
+        self._reason = f"fuse({getattr(fn, '__qualname__', 'fn')})"
+        self._hits = self._traces = 0
+
+    def cache_info(self) -> dict[str, int]:
+        """``{"hits", "traces", "size", "maxsize"}`` of the signature cache."""
+        return {"hits": self._hits, "traces": self._traces, "size": len(self._cache), "maxsize": self._cache_size}
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        key = self._key(args, kwargs)
+        if key is None:
+            self._warn("an argument that is neither an array, a Python scalar nor a hashable constant")
+            return self._fn(*args, **kwargs)
+        with self._lock:
+            trace = self._cache.get(key)
+            if trace is not None:
+                self._cache.move_to_end(key)
+                self._hits += 1
+        if trace is None:
+            trace = self._trace(args, kwargs)
+            if trace is None:  # the eager call raises for this signature (a probe did)
+                return self._fn(*args, **kwargs)
+            key = self._key(args, kwargs) or key  # a scalar argument may have become a constant while tracing
+            with self._lock:
+                self._traces += 1
+                self._cache[key] = trace
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        if isinstance(trace, _Eager):
+            if trace.if_it_succeeds:
+                result = self._fn(*args, **kwargs)
+                self._warn(trace.reason)
+                return result
+            self._warn(trace.reason)
+            return self._fn(*args, **kwargs)
+        arrays, scalars = self._split(args, kwargs)
+        result = trace.run(arrays, scalars, self._reason)
+        if result is _EAGER_RERUN:
+            return self._fn(*args, **kwargs)
+        if trace.refused is not None:
+            self._warn(trace.refused, "its calls run one by one, as eagerly")
+        return result
+
+    # -- signatures -------------------------------------------------------------------
+    def _key(self, args: tuple, kwargs: dict[str, Any]) -> tuple | None:
+        parts: list[Any] = []
+        items: Any = enumerate(args)
+        if kwargs:
+            items = [*items, *sorted(kwargs.items())]
+        static = self._static
+        for where, a in items:
+            t = type(a)
+            if t is UnifiedArray:
+                parts.append((a._shape, a._buf._dtype, a._buf._placement))
+            elif t in _SCALAR_KINDS:
+                parts.append((t, a) if where in static else t)
+            else:
+                try:
+                    hash(a)
+                except TypeError:
+                    return None
+                parts.append(("constant", t, a))
+        if kwargs:
+            parts.append(tuple(kwargs))
+        return tuple(parts)
+
+    def _split(self, args: tuple, kwargs: dict[str, Any]) -> tuple[list[UnifiedArray], list[Any]]:
+        arrays: list[UnifiedArray] = []
+        scalars: list[Any] = []
+        items: Any = enumerate(args)
+        if kwargs:
+            items = [*items, *sorted(kwargs.items())]
+        static = self._static
+        for where, a in items:
+            t = type(a)
+            if t is UnifiedArray:
+                arrays.append(a)
+            elif t in _SCALAR_KINDS and where not in static:
+                scalars.append(a)
+        return arrays, scalars
+
+    # -- tracing ------------------------------------------------------------------------
+    def _trace(self, args: tuple, kwargs: dict[str, Any]) -> _Trace | _Eager | None:
+        devices = {a._buf._placement for a in [*args, *kwargs.values()] if type(a) is UnifiedArray}
+        if not devices:
+            return _Eager("no array arguments")
+        if len(devices) > 1:
+            return _Eager(f"arrays on several devices ({', '.join(sorted(devices))}): the eager rules apply")
+        dev = devices.pop()
+        for _ in range(len(args) + len(kwargs) + 1):
+            try:
+                return self._trace_once(args, kwargs, dev)
+            except _NeedsValue as exc:
+                with self._lock:
+                    self._static.add(exc.argument)
+                    self._cache.clear()  # the key has changed for every signature
+        return _Eager("its scalar arguments")
+
+    def _trace_once(self, args: tuple, kwargs: dict[str, Any], dev: Device) -> _Trace | _Eager | None:
+        rec = _Recording(dev)
+        array_params: list[int] = []
+        scalar_params: list[int] = []
+        samples: list[UnifiedArray] = []
+        static = self._static
+
+        def stand_in(where: Any, a: Any) -> Any:
+            t = type(a)
+            if t is UnifiedArray:
+                slot = rec.new_slot()
+                rec.shapes[slot] = a._shape
+                array_params.append(slot)
+                sample = _make_sample(a._shape, a.dtype, dev)
+                samples.append(sample)
+                return ArrayTracer(rec, slot, a._shape, a.dtype, sample)
+            if t in _SCALAR_KINDS and where not in static:
+                slot = rec.new_slot()
+                rec.shapes[slot] = ()
+                scalar_params.append(slot)
+                return ScalarTracer(rec, slot, a, where)
+            return a
+
+        targs = [stand_in(i, a) for i, a in enumerate(args)]
+        tkwargs = {k: stand_in(k, kwargs[k]) for k in sorted(kwargs)}
+        try:
+            out: Any = self._fn(*targs, **tkwargs)
+        except _Unfusable as exc:
+            return _Eager(f"{exc.operation!r} cannot be fused")
+        except _EagerRaises:
+            return None
+        except _NeedsValue:
+            raise
+        except Exception as exc:
+            return _Eager(f"tracing raised {type(exc).__name__}: {exc}", if_it_succeeds=True)
+        single = type(out) is ArrayTracer
+        outs = [out] if single else list(out) if type(out) in (tuple, list) else None
+        if not outs or not all(type(o) is ArrayTracer and o._rec is rec for o in outs):
+            return _Eager("a result that is not an array or a tuple of arrays")
+        trace = _Trace(rec, array_params, scalar_params, [o._slot for o in outs], single)
+        trace.samples = samples
+        return trace
+
+    def _warn(self, reason: str, outcome: str = "this signature runs eagerly") -> None:
+        if reason in self._warned:
+            return
+        with self._lock:
+            if reason in self._warned:
+                return
+            self._warned.add(reason)
+        warnings.warn(
+            f"unifiedarray.fuse: {self._reason[5:-1]}: {reason}; {outcome}",
+            FuseWarning,
+            stacklevel=3,
+        )
+
+
+_DECORATOR: Any = object()  # fuse() called without a function: @fuse(cache_size=...)
+
+
+@overload
+def fuse(fn: Callable[P, R], /, *, cache_size: int = 128) -> FusedFunction[P, R]: ...
+
+
+@overload
+def fuse(*, cache_size: int = 128) -> Callable[[Callable[P, R]], FusedFunction[P, R]]: ...
+
+
+def fuse(fn: Any = _DECORATOR, /, *, cache_size: int = 128) -> Any:
+    """Fuse a function of arrays written against the namespace (``xp.sin``,
+    ``xp.where``, ``xp.sum``, the operators, Python scalars): elementwise
+    chains run as one pass over the data on the arrays' device, with the
+    result, dtype, device and errors of calling ``fn`` eagerly.
+
+    Usable as ``@fuse`` or ``@fuse(cache_size=...)``.  ``fn`` is traced once
+    per signature (shapes, dtypes, devices, kinds of Python scalars); the
+    last ``cache_size`` signatures are kept.  Arguments are read at each
+    call.  What cannot be fused runs eagerly with a :class:`FuseWarning`.
+
+    Example
+    -------
+    >>> import unifiedarray as xp
+    >>> @xp.fuse
+    ... def energy(x, scale):
+    ...     return xp.sum(xp.where(x > 0, x * scale, 0.0) ** 2)
+    >>> float(energy(xp.asarray([-1.0, 2.0, 3.0]), 0.5))
+    3.25
+    """
+    if fn is _DECORATOR:
+        return lambda f: fuse(f, cache_size=cache_size)
+    if not callable(fn):
+        raise TypeError(f"fuse: expected a function, got {type(fn).__name__}")
+    return FusedFunction(fn, cache_size)
