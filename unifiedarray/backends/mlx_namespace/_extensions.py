@@ -150,9 +150,10 @@ def _cumulative(
     op: str, scan: Callable[..., Array], x: Array, axis: int | None, dtype: Any
 ) -> Array:  # fmt: skip
     require_array(x, op)
-    if axis is None:
-        # NumPy scans the flattened array (a 0-d array becomes one element).
-        return scan(reshape(x, (-1,)), axis=0, dtype=dtype)
+    if axis is None or x.ndim == 0:
+        # NumPy scans the flattened array; a 0-d array is one element, whose
+        # axis is 0 (or -1).
+        return scan(reshape(x, (-1,)), axis=0 if axis is None else axis, dtype=dtype)
     return scan(x, axis=axis, dtype=dtype)
 
 
