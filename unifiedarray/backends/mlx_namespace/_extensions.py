@@ -98,12 +98,16 @@ def pad(x: Array, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Arra
     if not native:
         return _on_host("pad", np.pad, x, pad_width, mode=mode, **kwargs)
     pairs = _pad_pairs(pad_width, x.ndim)
-    if x.ndim == 0 or not builtins.any(b or a for b, a in pairs):
+    if x.ndim == 0:
+        return mx.array(x)  # NumPy pads no axis, and converts no fill value
+    # NumPy converts the fill value even where nothing is padded (300 into int8 raises).
+    fill = _fill_value(kwargs.get("constant_values", 0), dt) if mode == "constant" else None
+    if not builtins.any(b or a for b, a in pairs):
         return mx.array(x)
     with cpu_if(dt):
-        if mode == "edge":
+        if fill is None:
             return mx.pad(x, pairs, mode="edge")
-        value = mx.array(_fill_value(kwargs.get("constant_values", 0), dt), dtype=check_holdable("pad", dt))
+        value = mx.array(fill, dtype=check_holdable("pad", dt))
         return mx.pad(x, pairs, mode="constant", constant_values=value.reshape(()))
 
 
