@@ -1,9 +1,12 @@
-"""Run scikit-learn's array API tests or array-api-extra's tests on ``unifiedarray``, on one device.
+"""Run scikit-learn's, array-api-extra's, SciPy's (integrate) or xarray's (rolling, integrate) own tests on
+``unifiedarray``, on one device.
 
 Usage, from the repository root::
 
     python -m conformance.run_suites sklearn --device mlx
     python -m conformance.run_suites xpx --device cpu
+    python -m conformance.run_suites scipy --device mlx
+    python -m conformance.run_suites xarray --device mlx
     python -m conformance.run_suites sklearn --namespace array_api_strict   # reference counts
     python -m conformance.run_suites xpx --device mlx --tests array_api_extra/tests/main/test_at.py -- -x
 
@@ -105,6 +108,39 @@ SUITES = {
             "    thread_unsafe: not safe to run in parallel threads\n"
         ),
     ),
+    "scipy": Suite(
+        name="scipy",
+        package="scipy",
+        distribution="scipy",
+        # SciPy's integrate tests of nsum and tanh-sinh (TestTanhSinh, TestNSum and their helpers).
+        tests=("scipy/integrate/tests/test_tanhsinh.py",),
+        keyword=None,
+        # SciPy's conftest registers its markers itself; the wheel carries no pytest.ini.
+        ini="[pytest]\n",
+    ),
+    "xarray": Suite(
+        name="xarray",
+        package="xarray",
+        distribution="xarray",
+        tests=(
+            "xarray/tests/test_rolling.py",
+            "xarray/tests/test_dataset.py::test_integrate",
+            "xarray/tests/test_dataset.py::test_cumulative_integrate",
+            "xarray/tests/test_dataset.py::test_trapezoid_datetime",
+            "xarray/tests/test_duck_array_wrapping.py",
+        ),
+        keyword=None,
+        # The markers of [tool.pytest.ini_options] in xarray's pyproject.toml (not in the wheel).
+        ini=(
+            "[pytest]\n"
+            "markers =\n"
+            "    flaky: flaky tests\n"
+            "    mypy: type annotation tests\n"
+            "    network: tests requiring a network connection\n"
+            "    slow: slow tests\n"
+            "    slow_hypothesis: slow hypothesis tests\n"
+        ),
+    ),
 }
 
 
@@ -117,10 +153,15 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
         argv, extra = argv[:split], argv[split + 1 :]
     parser = argparse.ArgumentParser(
         prog="python -m conformance.run_suites",
-        description="Run scikit-learn's array API tests or array-api-extra's tests on unifiedarray, on one device.",
+        description="Run a library's own tests (sklearn, xpx, scipy, xarray) on unifiedarray, on one device.",
         epilog="Arguments after '--' go to pytest unchanged, e.g. -- -x --lf",
     )
-    parser.add_argument("suite", choices=sorted(SUITES), help="sklearn (scikit-learn) or xpx (array-api-extra)")
+    parser.add_argument(
+        "suite",
+        choices=sorted(SUITES),
+        help="sklearn (scikit-learn), xpx (array-api-extra), scipy (integrate: nsum, tanh-sinh) "
+        "or xarray (rolling, integrate)",
+    )
     parser.add_argument("--device", choices=DEVICES, default="cpu", help="unifiedarray's default device (cpu)")
     parser.add_argument(
         "--namespace",

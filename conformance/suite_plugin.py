@@ -1,4 +1,4 @@
-"""pytest plugin that runs scikit-learn's or array-api-extra's own tests on ``unifiedarray``.
+"""pytest plugin that runs scikit-learn's, array-api-extra's, SciPy's or xarray's own tests on ``unifiedarray``.
 
 Loaded by ``conformance/run_suites.py`` with ``-p conformance.suite_plugin``; it is not meant to be
 loaded by hand, but it can be::
@@ -19,6 +19,19 @@ What it does, before the suite's conftest and test modules are imported:
   ``array_api_extra._lib._backends``. An ``Enum`` cannot grow, so the plugin replaces it with an
   equal enum plus ``UNIFIEDARRAY = "unifiedarray"``, whose ``xp`` fixture imports ``unifiedarray``.
 
+* **SciPy** parametrizes its ``xp`` fixture (``scipy/conftest.py``) over ``xp_available_backends``.
+  Once the conftest is loaded, the plugin appends ``pytest.param(unifiedarray, id="unifiedarray")`` to
+  that fixture's parameters and ``"unifiedarray"`` to ``xp_known_backends``, so that the suite's
+  ``skip_xp_backends``/``xfail_xp_backends(np_only=True)`` marks treat it as a non-NumPy backend; on
+  a device other than ``cpu`` it joins ``xp_skip_cpu_only_backends``, as SciPy's conftest does for
+  torch on a GPU (``cpu_only=True``: SciPy has no array-agnostic code there).
+* **xarray** runs in *data mode*: every numeric ``numpy.ndarray`` that becomes a ``Variable``'s data
+  (not an index coordinate's) becomes a UnifiedArray on the device under test, so tests written with
+  NumPy data (``test_rolling.py``, ``test_integrate``) run their whole computation on UnifiedArrays;
+  tests parametrized with dask are deselected. ``test_duck_array_wrapping.py`` gains
+  ``"unifiedarray"`` in its ``NAMESPACES`` (constructor ``asarray``, array type ``UnifiedArray``).
+  A reference run (``--ua-namespace numpy``) runs the same selection on NumPy data.
+
 A reference run (``--ua-namespace numpy``) changes nothing in the suite. The device under test is
 the default device (``unifiedarray.set_default_device``), so a test that
 creates arrays without ``device=`` also runs there. Then only the tests parametrized with the chosen
@@ -31,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import os
+import types
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
@@ -38,7 +52,7 @@ from typing import Any
 
 import pytest
 
-SUITES = ("sklearn", "xpx")
+SUITES = ("sklearn", "xpx", "scipy", "xarray")
 UNIFIEDARRAY = "unifiedarray"
 # scikit-learn's dtype names for its (namespace, device, dtype) combinations.
 SKLEARN_DTYPES = ("float64", "float32")
@@ -46,7 +60,7 @@ SKLEARN_DTYPES = ("float64", "float32")
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("unifiedarray", "unifiedarray: run a library's own suite on unifiedarray")
-    group.addoption("--ua-suite", choices=SUITES, help="the suite being run: sklearn or xpx (array-api-extra)")
+    group.addoption("--ua-suite", choices=SUITES, help="the suite being run: sklearn, xpx, scipy or xarray")
     group.addoption("--ua-device", default="cpu", help="unifiedarray's default device for the run (default: cpu)")
     group.addoption(
         "--ua-namespace",
@@ -68,6 +82,9 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     if suite is None:
         raise pytest.UsageError("conformance.suite_plugin needs --ua-suite sklearn|xpx")
     device = _option(early_config, "ua_device")
+    if suite in ("sklearn", "scipy") and os.environ.get("SCIPY_ARRAY_API") != "1":
+        # Both skip every array API test without it, which would look like a pass.
+        raise pytest.UsageError(f"{suite}'s array API tests need SCIPY_ARRAY_API=1 in the environment")
     if _option(early_config, "ua_namespace") != UNIFIEDARRAY:
         # A reference run (numpy, array_api_strict) runs the suite as it ships.
         return
@@ -77,15 +94,79 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     unifiedarray.set_default_device(device)
     if suite == "sklearn":
         _extend_sklearn(device)
-    else:
+    elif suite == "xpx":
         _extend_array_api_extra()
+    elif suite == "xarray":
+        _xarray_data_mode(device)
+    # SciPy's xp fixture exists only once its conftest is loaded: see pytest_collection.
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    config = session.config
+    if config.getoption("ua_suite") == "scipy" and config.getoption("ua_namespace") == UNIFIEDARRAY:
+        _extend_scipy(session, config.getoption("ua_device"))
+
+
+def _extend_scipy(session: pytest.Session, device: str) -> None:
+    """Add unifiedarray to the parameters of SciPy's ``xp`` fixture (see the module docstring)."""
+    import unifiedarray
+
+    conftest = next((p for p in session.config.pluginmanager.get_plugins() if hasattr(p, "xp_known_backends")), None)
+    if conftest is None:
+        raise pytest.UsageError("SciPy's conftest (with its xp fixture) was not loaded: run SciPy's tests")
+    conftest.xp_known_backends.add(UNIFIEDARRAY)
+    if device != "cpu":
+        conftest.xp_skip_cpu_only_backends.add(UNIFIEDARRAY)
+    param = pytest.param(unifiedarray, id=UNIFIEDARRAY, marks=pytest.mark.array_api_backends)
+    fixturedefs = session._fixturemanager._arg2fixturedefs.get("xp", [])
+    for fixturedef in fixturedefs:
+        if fixturedef.params is not None and UNIFIEDARRAY not in [getattr(p, "id", None) for p in fixturedef.params]:
+            fixturedef.params = (*fixturedef.params, param)  # type: ignore[misc]
+
+
+def _xarray_data_mode(device: str) -> None:
+    """Every numeric ndarray that becomes a (non-index) ``Variable``'s data becomes a UnifiedArray on
+    ``device``."""
+    import numpy as np
+    from xarray.core import variable
+
+    import unifiedarray
+
+    original = variable.Variable.__init__
+    if getattr(original, "_unifiedarray", False):
+        return
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        data = self._data
+        if type(self) is variable.Variable and type(data) is np.ndarray and data.dtype.kind in "biufc":
+            self._data = unifiedarray.asarray(data, device=device)
+
+    __init__._unifiedarray = True  # type: ignore[attr-defined]
+    variable.Variable.__init__ = __init__  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> Any:
+    module = getattr(collector, "module", None)
+    if (
+        module is not None
+        and module.__name__.endswith("test_duck_array_wrapping")
+        and collector.config.getoption("ua_namespace") == UNIFIEDARRAY
+        and UNIFIEDARRAY not in module.NAMESPACE_ARRAYS
+    ):
+        # The classes' parametrize marks hold the NAMESPACES list itself: it grows before they are collected.
+        module.NAMESPACE_ARRAYS[UNIFIEDARRAY] = {
+            "attrs": {"array": "UnifiedArray", "constructor": "asarray"},
+            "xfails": {},
+        }
+        module.NAMESPACES.append(pytest.param(UNIFIEDARRAY))
+    return (yield)
 
 
 def _extend_sklearn(device: str) -> None:
     """Add unifiedarray to scikit-learn's test namespaces (see the module docstring)."""
-    if os.environ.get("SCIPY_ARRAY_API") != "1":
-        # scikit-learn skips every array API test without it, which would look like a pass.
-        raise pytest.UsageError("scikit-learn's array API tests need SCIPY_ARRAY_API=1 in the environment")
     from sklearn.utils import _array_api
 
     if getattr(_array_api.yield_namespaces, "_unifiedarray", False):
@@ -150,6 +231,8 @@ def _names_namespace(value: object, namespace: str) -> bool:
         return value.value == namespace
     if isinstance(value, tuple) and hasattr(value, "xp"):  # scikit-learn's NamespaceAndDevice
         return value.xp == namespace
+    if isinstance(value, types.ModuleType):  # SciPy's xp fixture: the namespace module
+        return value.__name__ == namespace
     if isinstance(value, functools.partial):
         # scikit-learn's check_array_api_input(array_namespace=...), check_array_api_mixed_inputs(
         # X_ns_and_device=NamespaceAndDevice(...), ...)
@@ -157,12 +240,14 @@ def _names_namespace(value: object, namespace: str) -> bool:
     return False
 
 
-def selects(item: pytest.Item, namespace: str) -> bool:
-    """Whether ``item`` is parametrized with ``namespace``."""
+def selects(item: pytest.Item, namespace: str, suite: str | None = None) -> bool:
+    """Whether ``item`` is parametrized with ``namespace`` (xarray: or runs on plain data, not dask)."""
     callspec = getattr(item, "callspec", None)
-    if callspec is None:
-        return False
-    return any(_names_namespace(value, namespace) for value in callspec.params.values())
+    params = callspec.params if callspec is not None else {}
+    if suite == "xarray" and "namespace" not in params:
+        # Data mode: the data is UnifiedArrays (or NumPy's, for the reference run) unless dask is asked for.
+        return not any(params.get(k) is True for k in ("use_dask", "dask")) and params.get("backend") != "dask"
+    return any(_names_namespace(value, namespace) for value in params.values())
 
 
 def matches(test_id: str, nodeid: str) -> bool:
@@ -186,7 +271,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     namespace = config.getoption("ua_namespace")
     kept, dropped = [], []
     for item in items:
-        (kept if selects(item, namespace) else dropped).append(item)
+        (kept if selects(item, namespace, config.getoption("ua_suite")) else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

@@ -1,6 +1,6 @@
-"""A few seconds of scikit-learn's and array-api-extra's own tests on unifiedarray, for CI.
+"""A few seconds of scikit-learn's, array-api-extra's, SciPy's and xarray's own tests on unifiedarray, for CI.
 
-The full runs are ``python -m conformance.run_suites sklearn|xpx --device cpu|mlx`` (minutes; see
+The full runs are ``python -m conformance.run_suites sklearn|xpx|scipy|xarray --device cpu|mlx`` (minutes; see
 ``conformance/README.md``). Here each suite runs a small slice through the same runner, on every
 device present, and must show no failure outside its xfails file. A suite that is not installed is
 skipped, with the reason.
@@ -40,7 +40,26 @@ SLICES = {
         ["sklearn/utils/tests/test_array_api.py"],
         ["-k", "test_average or test_isin or test_nanmin or test_nanmax or test_count_nonzero or test_median"],
     ),
+    # tanh-sinh's vectorization and options (the tests that mix integer widths in place wait
+    # for the rules of issue #19).
+    "scipy": (
+        ["scipy/integrate/tests/test_tanhsinh.py"],
+        ["-k", "TestTanhSinh and (test_vectorization or test_minlevel or test_flags or test_jumpstart)"],
+    ),
+    # xarray's rolling windows, cumulative reductions and derivatives on UnifiedArray-backed DataArrays.
+    "xarray": (
+        ["xarray/tests/test_duck_array_wrapping.py"],
+        [
+            "-k",
+            "test_rolling_reduce or test_rolling_construct or test_cumulative_reduce or test_differentiate "
+            "or test_quantile or test_median or test_std or test_cumsum or test_coarsen_reduce",
+        ],
+    ),
 }
+
+#: The fewest tests a slice runs with unifiedarray's parametrizations: a plugin that failed to add
+#: the namespace would give 0 rather than a failure.
+MINIMUM_PASSED = {"xpx": 40, "sklearn": 40, "scipy": 8, "xarray": 10}
 
 
 def _require(suite: str) -> None:
@@ -69,9 +88,7 @@ def test_suite_slice_passes(suite: str, device: str, tmp_path: Path) -> None:
     failed = [f"{f['id']}: {f['error']}" for f in result["failures"]]
     assert not failed, "\n".join(failed)
     assert result["returncode"] == 0
-    # Only unifiedarray's parametrizations run, and there are many: a plugin that failed to add
-    # the namespace would give 0 here rather than a failure.
-    assert result["passed"] >= 40, result
+    assert result["passed"] >= MINIMUM_PASSED[suite], result
     assert result["device"] == device
 
 

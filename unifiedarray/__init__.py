@@ -28,7 +28,7 @@ from typing import Any
 import array_api_compat as _array_api_compat
 import numpy as _np
 
-from . import fft, linalg
+from . import fft, lib, linalg
 from ._accelerator import Accelerator, get_accelerator, list_devices
 from ._array import UnifiedArray
 from ._buffer import BufferState, UnifiedBuffer
@@ -121,6 +121,16 @@ from ._elementwise import (
     tan,
     tanh,
     trunc,
+)
+from ._extensions import (
+    cross,
+    cumprod,
+    cumsum,
+    einsum,
+    gradient,
+    median,
+    pad,
+    quantile,
 )
 from ._fuse import FusedFunction, FuseWarning, fuse
 from ._indexing import (
@@ -297,6 +307,9 @@ __all__ = [
     "cos",
     "cosh",
     "count_nonzero",
+    "cross",
+    "cumprod",
+    "cumsum",
     "cumulative_prod",
     "cumulative_sum",
     "default_device",
@@ -304,6 +317,7 @@ __all__ = [
     "diff",
     "divide",
     "e",
+    "einsum",
     "empty",
     "empty_like",
     "equal",
@@ -327,6 +341,7 @@ __all__ = [
     "get_device_memory_limit",
     "get_memory_pool",
     "get_namespace",
+    "gradient",
     "greater",
     "greater_equal",
     "hypot",
@@ -345,6 +360,7 @@ __all__ = [
     "isnan",
     "less",
     "less_equal",
+    "lib",
     "linalg",
     "linspace",
     "list_devices",
@@ -362,6 +378,7 @@ __all__ = [
     "max",
     "maximum",
     "mean",
+    "median",
     "meshgrid",
     "min",
     "minimum",
@@ -375,12 +392,14 @@ __all__ = [
     "not_equal",
     "ones",
     "ones_like",
+    "pad",
     "permute_dims",
     "pi",
     "positive",
     "pow",
     "prefetch",
     "prod",
+    "quantile",
     "real",
     "reciprocal",
     "remainder",

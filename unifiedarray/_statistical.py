@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import _dispatch
 from ._array import UnifiedArray
 from ._data_types import DType
+from ._extensions import outside_standard
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
 
@@ -69,13 +70,30 @@ def prod(
 
 
 def std(
-    x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0, keepdims: bool = False
+    x: UnifiedArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    correction: float | None = None,
+    keepdims: bool = False,
+    ddof: float | None = None,
 ) -> UnifiedArray:
-    """``std`` (statistical), run where its arrays live.
+    """``std`` (statistical), run where its arrays live.  ``correction``
+    None is the standard's default, 0.
+
+    ``ddof=`` is NumPy's name for ``correction``: a NumPy extension, not in
+    the 2025.12 standard (refused inside ``unifiedarray.strict()``).  As in
+    NumPy, a non-zero ``ddof`` with ``correction`` is a ``ValueError``.
+
+    >>> import unifiedarray as xp
+    >>> float(xp.std(xp.asarray([1.0, 3.0]), ddof=1)) == float(xp.std(xp.asarray([1.0, 3.0]), correction=1))
+    True
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.std.html
     """
-    return _dispatch.call("std", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})
+    return _dispatch.call(
+        "std", (x,), {"axis": axis, "correction": _correction("std", correction, ddof), "keepdims": keepdims}
+    )
 
 
 def sum(
@@ -89,10 +107,40 @@ def sum(
 
 
 def var(
-    x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, correction: float = 0.0, keepdims: bool = False
+    x: UnifiedArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    correction: float | None = None,
+    keepdims: bool = False,
+    ddof: float | None = None,
 ) -> UnifiedArray:
-    """``var`` (statistical), run where its arrays live.
+    """``var`` (statistical), run where its arrays live.  ``correction``
+    None is the standard's default, 0.
+
+    ``ddof=`` is NumPy's name for ``correction``: a NumPy extension, not in
+    the 2025.12 standard (refused inside ``unifiedarray.strict()``).  As in
+    NumPy, a non-zero ``ddof`` with ``correction`` is a ``ValueError``.
+
+    >>> import unifiedarray as xp
+    >>> float(xp.var(xp.asarray([1.0, 3.0]), ddof=1)) == float(xp.var(xp.asarray([1.0, 3.0]), correction=1))
+    True
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.var.html
     """
-    return _dispatch.call("var", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})
+    return _dispatch.call(
+        "var", (x,), {"axis": axis, "correction": _correction("var", correction, ddof), "keepdims": keepdims}
+    )
+
+
+def _correction(name: str, correction: float | None, ddof: float | None) -> float:
+    """The correction ``std``/``var`` apply, from the standard's
+    ``correction`` and NumPy's ``ddof`` (NumPy's rule for both)."""
+    if ddof is not None:
+        outside_standard(f"{name}(ddof=...)")
+        if correction is not None:
+            if ddof != 0:
+                raise ValueError(f"{name}: ddof and correction can't be provided simultaneously.")
+            return correction
+        return ddof
+    return 0.0 if correction is None else correction

@@ -44,6 +44,10 @@ def _derive(name: str, base: Any) -> types.ModuleType:
         mod.view_getitem = mod.getitem  # type: ignore[attr-defined]
     if not hasattr(base, "view_permute"):
         mod.view_permute = base.permute_dims  # type: ignore[attr-defined]
+    if not hasattr(base, "sliding_window_view"):  # NumPy's and CuPy's live in lib.stride_tricks
+        window_view = getattr(getattr(getattr(base, "lib", None), "stride_tricks", None), "sliding_window_view", None)
+        if window_view is not None:
+            mod.sliding_window_view = window_view  # type: ignore[attr-defined]
     for fname, fn in _corrections(base).items():
         setattr(mod, fname, fn)
     return mod

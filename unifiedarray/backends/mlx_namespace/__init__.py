@@ -93,6 +93,7 @@ from ._creation import (
 )
 from ._elementwise import FUNCTIONS as _ELEMENTWISE
 from ._elementwise import clip
+from ._extensions import cross, cumprod, cumsum, einsum, pad, sliding_window_view
 from ._indexing import getitem, setitem, take, take_along_axis, view_getitem, view_permute
 from ._linear import matmul, tensordot, vecdot
 from ._manipulation import (

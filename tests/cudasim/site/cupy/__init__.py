@@ -240,10 +240,13 @@ def _submodule(name: str, source: types.ModuleType) -> types.ModuleType:
 
 linalg = _submodule("linalg", np.linalg)
 fft = _submodule("fft", np.fft)
+# CuPy's cupy.lib.stride_tricks (sliding_window_view, as_strided).
+lib = types.ModuleType(f"{__name__}.lib")
+lib.stride_tricks = _submodule("lib.stride_tricks", np.lib.stride_tricks)  # type: ignore[attr-defined]
 
 __all__ += [
     "ndarray", "asarray", "array", "asanyarray", "empty", "empty_like", "from_dlpack", "may_share_memory",
-    "shares_memory", "asnumpy", "get_array_module", *_IN_PLACE, "cuda", "linalg", "fft", "ufunc", "bool_",
+    "shares_memory", "asnumpy", "get_array_module", *_IN_PLACE, "cuda", "linalg", "fft", "lib", "ufunc", "bool_",
     "get_default_memory_pool", "get_default_pinned_memory_pool", "ascontiguousarray", "asfortranarray",
 ]  # fmt: skip
 _ = (_view,)
