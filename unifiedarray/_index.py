@@ -169,9 +169,10 @@ class _Bool0:
 
 
 _NEW = object()  # None in a key
+_GAP = object()  # an ellipsis that stands for no axes
 
 
-def _read_item(k: Any, kind: Callable[[Any], str | None] | None, to_host: Any, in_tuple: bool) -> Any:
+def _read_item(k: Any, kind: Callable[[Any], str | None] | None, nonzero: Any, extremes: Any, in_tuple: bool) -> Any:
     """One entry of a key, typed: an int, a slice, ``_NEW``, ``Ellipsis``,
     a :class:`_Bool0` or an :class:`_Array`."""
     t = type(k)
@@ -196,10 +197,12 @@ def _read_item(k: Any, kind: Callable[[Any], str | None] | None, to_host: Any, i
         if found is not None:
             if found == "b":
                 if k.ndim == 0:
-                    return _Bool0(bool(_need(to_host, "boolean")(k)))
+                    return _Bool0(len(_need(nonzero, "boolean")(k.reshape(1))[0]) == 1)
                 return _Array(k, "b", tuple(k.shape), False)
             if found not in "iu":
                 raise IndexError(NOT_INTEGER)
+            if k.ndim == 0:  # an integer to NumPy: its value decides the reading's order of checks
+                return _read_item(_need(extremes, "device")([k])[0][0], None, None, None, in_tuple)
             return _Array(k, "i", tuple(k.shape), False)
     if isinstance(k, np.generic) and k.dtype.kind in "iu":
         return int(k)
@@ -235,14 +238,14 @@ def _host_array(host: np.ndarray, message: str) -> Any:
     return _Array(host, "i", host.shape, True)
 
 
-def _items(key: Any, kind: Callable[[Any], str | None] | None, to_host: Any) -> list[Any]:
+def _items(key: Any, kind: Callable[[Any], str | None] | None, nonzero: Any, extremes: Any) -> list[Any]:
     if type(key) is tuple:
-        return [_read_item(k, kind, to_host, True) for k in key]
-    return [_read_item(key, kind, to_host, False)]
+        return [_read_item(k, kind, nonzero, extremes, True) for k in key]
+    return [_read_item(key, kind, nonzero, extremes, False)]
 
 
 def _dims_used(item: Any) -> int:
-    if item is _NEW or item is Ellipsis or type(item) is _Bool0:
+    if item is _NEW or item is Ellipsis or item is _GAP or type(item) is _Bool0:
         return 0
     if type(item) is _Array and item.kind == "b":
         return len(item.shape)
@@ -268,11 +271,13 @@ class Index:
         "_terms",
         "basic",
         "basic_target",
+        "element",
         "masked",
         "shape",
         "size",
         "sole_mask",
         "target",
+        "value",
     )
 
     shape: tuple[int, ...]
@@ -288,7 +293,9 @@ class Index:
     _block_at: int
     basic_target: tuple
     target: tuple[int, ...]
+    element: bool
     masked: bool
+    value: tuple[int, ...] | None
     sole_mask: bool
 
     def positions(self, xp: Any, upload: Callable[[list[np.ndarray]], list[Any]] | None = None) -> Any:
@@ -321,7 +328,10 @@ class Index:
 
     def fit_value(self, value: tuple[int, ...]) -> tuple[int, ...]:
         """:func:`fit_value` for a value written at this index."""
-        how = "mask" if self.sole_mask else "basic" if self.basic is not None else "advanced"
+        if self.element:
+            how = "element"
+        else:
+            how = "mask" if self.sole_mask else "basic" if self.basic is not None else "advanced"
         return fit_value(value, self.shape, how)
 
 
@@ -341,8 +351,12 @@ def fit_value(value: tuple[int, ...], shape: tuple[int, ...], how: str) -> tuple
     """The shape of a value written into a selection of ``shape``
     (``x[key] = v``), as :func:`fits` gives it: the value then broadcasts
     to ``shape``.  ``ValueError`` in NumPy's words where it cannot: ``how``
-    is "basic" (a basic key), "advanced", or "mask" (a sole boolean array
-    covering every axis)."""
+    is "basic" (a basic key), "element" (an integer for every axis: only a
+    0-d value), "advanced", or "mask" (a sole boolean array covering every
+    axis)."""
+    if how == "element" and value:
+        # An integer for every axis: NumPy assigns one element, from a scalar.
+        raise ValueError("setting an array element with a sequence.")
     fitted = fits(value, shape)
     if fitted is not None:
         return fitted
@@ -366,8 +380,9 @@ def normalise(
     key: Any,
     *,
     kind: Callable[[Any], str | None] | None = None,
-    to_host: Callable[[Any], np.ndarray] | None = None,
+    nonzero: Callable[[Any], tuple[Any, ...]] | None = None,
     extremes: Callable[[list[Any]], list[tuple[int, int]]] | None = None,
+    value: tuple[int, ...] | None = None,
 ) -> Index:
     """``key`` read against ``shape`` as NumPy reads it: an :class:`Index`,
     or NumPy's exception (class and message) for a key NumPy refuses.
@@ -375,10 +390,13 @@ def normalise(
     Index arrays may be NumPy arrays, lists (nested in a tuple key, tuples
     too) or foreign arrays, which ``kind`` recognises (it returns a NumPy
     dtype kind for such an array, else None); a foreign boolean array is
-    read through ``to_host`` (its nonzero positions are data), a foreign
-    integer array's bounds through ``extremes`` (each array's min and max,
-    all at once).  Bounds are checked only where the index arrays' broadcast
-    is non-empty (NumPy reads no index otherwise).
+    read through ``nonzero`` (its nonzero positions, as NumPy arrays or
+    foreign ones: data), a foreign integer array through ``extremes`` (each
+    array's min and max, all at once: its bounds, or a 0-d array's value).  Bounds are checked only where the index arrays' broadcast
+    is non-empty (NumPy reads no index otherwise).  For a write, ``value``
+    is the written value's shape: it is checked (:meth:`Index.fit_value`,
+    before the bounds, as NumPy orders its checks) and its fitted shape kept
+    as the result's ``value``.
 
     >>> normalise((4, 2, 2), (slice(None), [2], [])).shape
     (4, 0)
@@ -387,17 +405,19 @@ def normalise(
     """
     shape = tuple(int(n) for n in shape)
     ndim = len(shape)
-    items = _items(key, kind, to_host)
+    items = _items(key, kind, nonzero, extremes)
     ellipses = sum(1 for k in items if k is Ellipsis)
     if ellipses > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     used = sum(_dims_used(k) for k in items)
     if used > ndim:
         raise IndexError(f"too many indices for array: array is {ndim}-dimensional, but {used} were indexed")
+    element = not ellipses and len(items) == ndim and all(type(k) is int for k in items)
     full = slice(None)
     if ellipses:
         at = items.index(Ellipsis)
-        items[at : at + 1] = [full] * (ndim - used)
+        # An ellipsis of no axes still parts advanced indices (NumPy).
+        items[at : at + 1] = [full] * (ndim - used) or [_GAP]
     else:
         items.extend([full] * (ndim - used))
 
@@ -436,6 +456,8 @@ def normalise(
             axis += 1
         elif k is _NEW:
             entries.append(("new",))
+        elif k is _GAP:
+            entries.append(("gap",))
         elif t is _Bool0:
             entries.append(("adv", None, np.zeros(1 if k.value else 0, dtype=np.intp)))
         elif k.kind == "b":
@@ -445,6 +467,7 @@ def normalise(
             entries.append(("adv", axis, k.value))
             axis += 1
     masked = any(e[0] == "mask" and not e[2].host for e in entries)
+    trusted: set[int] = set()  # a mask's positions: in range
     if any(e[0] == "mask" for e in entries):
         # A mask is its nonzero positions (x[m] is x[m.nonzero()]): data.
         expanded: list[tuple] = []
@@ -453,15 +476,19 @@ def normalise(
                 expanded.append(e)
                 continue
             mask = e[2]
-            host = mask.value if mask.host else _need(to_host, "boolean")(mask.value)
-            expanded.extend(("adv", e[1] + i, where) for i, where in enumerate(np.nonzero(host)))
+            parts = np.nonzero(mask.value) if mask.host else _need(nonzero, "boolean")(mask.value)
+            trusted.update(id(p) for p in parts)
+            expanded.extend(("adv", e[1] + i, where) for i, where in enumerate(parts))
         entries = expanded
 
     ix = Index()
     ix.masked = masked
+    ix.element = element
     advanced = [i for i, e in enumerate(entries) if e[0] == "adv"]
     if not advanced:
-        return _basic(ix, entries, shape)
+        _basic(ix, entries, shape)
+        ix.value = None if value is None else ix.fit_value(value)
+        return ix
 
     # NumPy: integers in an advanced key are 0-d index arrays.
     entries = [("adv", e[1], e[2]) if e[0] == "int" else e for e in entries]
@@ -475,14 +502,11 @@ def normalise(
         raise IndexError(
             f"shape mismatch: indexing arrays could not be broadcast together with shapes {listed}"
         ) from None
-    if math.prod(block):
-        _check_bounds([entries[i] for i in advanced], shape, extremes)
-
     adjacent = advanced[-1] - advanced[0] == len(advanced) - 1
     strides = _strides(shape)
     out: list[int] = []
     ix._slices, ix._terms, ix._offset, ix._block = [], [], 0, block
-    ix._block_at = 0 if not adjacent else sum(1 for e in entries[: advanced[0]] if e[0] != "adv")
+    ix._block_at = 0 if not adjacent else sum(1 for e in entries[: advanced[0]] if e[0] in ("new", "slice"))
     if not adjacent:
         out.extend(block)
     for i, e in enumerate(entries):
@@ -498,7 +522,7 @@ def normalise(
                 ix._terms.append((arr, shape[ax], strides[ax]))
         elif e[0] == "new":
             out.append(1)
-        else:
+        elif e[0] == "slice":
             _, ax, start, step, length = e
             ix._slices.append((len(out), start, step, length, strides[ax]))
             out.append(length)
@@ -508,6 +532,10 @@ def normalise(
     ix.basic_target = ()
     ix.target = ix.shape
     ix.sole_mask = len(items) == 1 and type(items[0]) is _Array and items[0].kind == "b" and len(items[0].shape) == ndim
+    # NumPy's order: a written value's shape, then the index arrays' bounds.
+    ix.value = None if value is None else ix.fit_value(value)
+    if math.prod(block):
+        _check_bounds([entries[i] for i in advanced if id(entries[i][2]) not in trusted], shape, extremes)
     return ix
 
 
@@ -547,7 +575,7 @@ def _strides(shape: tuple[int, ...]) -> list[int]:
     return out
 
 
-def _basic(ix: Index, entries: list[tuple], shape: tuple[int, ...]) -> Index:
+def _basic(ix: Index, entries: list[tuple], shape: tuple[int, ...]) -> None:
     key: list[Any] = []
     out: list[int] = []
     target: list[int] = []
@@ -557,7 +585,7 @@ def _basic(ix: Index, entries: list[tuple], shape: tuple[int, ...]) -> Index:
             out.append(1)
         elif e[0] == "int":
             key.append(e[2])
-        else:
+        elif e[0] == "slice":
             _, _, start, step, length = e
             if length == 0:
                 key.append(slice(0, 0, 1))
@@ -582,6 +610,5 @@ def _basic(ix: Index, entries: list[tuple], shape: tuple[int, ...]) -> Index:
         elif e[0] == "slice":
             ix._slices.append((at, e[2], e[3], e[4], strides[e[1]]))
             at += 1
-        else:
+        elif e[0] == "new":
             at += 1
-    return ix

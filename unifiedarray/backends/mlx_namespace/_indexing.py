@@ -62,8 +62,9 @@ def _kind(k: Any) -> str | None:
     return dtype_of(k).kind if is_array(k) else None
 
 
-def _mask_to_host(k: Array) -> np.ndarray:
-    return to_host(k, _MASK_REASON)
+def _mask_nonzero(k: Array) -> tuple[np.ndarray, ...]:
+    # MLX has no nonzero: the mask moves down, its positions come back up.
+    return np.nonzero(to_host(k, _MASK_REASON))
 
 
 def _extremes(arrays: list[Array]) -> list[tuple[int, int]]:
@@ -73,14 +74,12 @@ def _extremes(arrays: list[Array]) -> list[tuple[int, int]]:
     return [(builtins.int(lo.item()), builtins.int(hi.item())) for lo, hi in pairs]  # type: ignore[arg-type]
 
 
-def read_key(x: Array, key: Any) -> Index:
+def read_key(x: Array, key: Any, value: tuple[int, ...] | None = None) -> Index:
     """``key`` read against ``x``'s shape by the one index reading
-    (:func:`unifiedarray._index.normalise`): NumPy's exception for a bad
-    key, raised before MLX sees it; an :class:`~unifiedarray._index.Index`
-    already made is taken as it is."""
-    if type(key) is Index:
-        return key
-    return normalise(tuple(x.shape), key, kind=_kind, to_host=_mask_to_host, extremes=_extremes)
+    (:func:`unifiedarray._index.normalise`), with the shape of a value to
+    write there: NumPy's exception for a bad key or value, raised before
+    MLX sees it."""
+    return normalise(tuple(x.shape), key, kind=_kind, nonzero=_mask_nonzero, extremes=_extremes, value=value)
 
 
 def _positions(ix: Index) -> Array:
@@ -146,11 +145,11 @@ def setitem(x: Array, key: Any, value: Any) -> None:
         if updated is not None:
             x[...] = updated
         return
-    ix = read_key(x, key)
-    fitted = ix.fit_value(tuple(v.shape))
+    ix = read_key(x, key, tuple(v.shape))
     if ix.size == 0:
         return
-    v = mx.broadcast_to(v.reshape(fitted), ix.shape)
+    assert ix.value is not None
+    v = mx.broadcast_to(v.reshape(ix.value), ix.shape)
     if ix.basic is not None:
         v = v.reshape(ix.target)
         if ix.basic_target:
