@@ -88,7 +88,8 @@ def keys(draw: Any, shape: tuple[int, ...]) -> Any:
             # mostly the axes' sizes; 0 (allowed) or 1 (a mismatch, mostly) now and then
             dims = tuple(d if draw(st.integers(0, 5)) else draw(st.sampled_from([0, 1])) for d in dims)
             size = int(np.prod(dims))
-            items.append(np.asarray(draw(st.lists(st.booleans(), min_size=size, max_size=size)), dtype=bool).reshape(dims))
+            values = draw(st.lists(st.booleans(), min_size=size, max_size=size))
+            items.append(np.asarray(values, dtype=bool).reshape(dims))
             axis += k - 1
         else:
             items.append(draw(st.lists(st.integers(-n - 1, n), max_size=3)))  # [] included
@@ -140,7 +141,7 @@ def test_the_reading_is_numpys_shape_positions_and_error(case: tuple) -> None:
         # The canonical key selects the same elements, and so does its form without new axes.
         np.testing.assert_array_equal(positions[ix.basic], expected[1])
         assert positions[ix.basic_target].shape == ix.target
-        assert all(k is None or type(k) is slice or 0 <= k for k in ix.basic)
+        assert all(k is None or type(k) is slice or k >= 0 for k in ix.basic)
 
 
 BOUNDS = st.none() | st.integers(-7, 7)

@@ -353,10 +353,16 @@ def fit_value(value: tuple[int, ...], shape: tuple[int, ...], how: str) -> tuple
     to ``shape``.  ``ValueError`` in NumPy's words where it cannot: ``how``
     is "basic" (a basic key), "element" (an integer for every axis: only a
     0-d value), "advanced", or "mask" (a sole boolean array covering every
-    axis)."""
+    axis, no ``...``: only a 0-d or 1-d value, else NumPy's ``TypeError``)."""
     if how == "element" and value:
         # An integer for every axis: NumPy assigns one element, from a scalar.
         raise ValueError("setting an array element with a sequence.")
+    if how == "mask" and len(value) > 1:
+        # x[m] = v with m covering every axis: NumPy takes only 0-d and 1-d values.
+        raise TypeError(
+            "NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, input has "
+            f"{len(value)} dimensions"
+        )
     fitted = fits(value, shape)
     if fitted is not None:
         return fitted
@@ -392,8 +398,9 @@ def normalise(
     dtype kind for such an array, else None); a foreign boolean array is
     read through ``nonzero`` (its nonzero positions, as NumPy arrays or
     foreign ones: data), a foreign integer array through ``extremes`` (each
-    array's min and max, all at once: its bounds, or a 0-d array's value).  Bounds are checked only where the index arrays' broadcast
-    is non-empty (NumPy reads no index otherwise).  For a write, ``value``
+    array's min and max, all at once: its bounds, or a 0-d array's value).
+    Bounds are checked only where the index arrays' broadcast is non-empty
+    (NumPy reads no index otherwise).  For a write, ``value``
     is the written value's shape: it is checked (:meth:`Index.fit_value`,
     before the bounds, as NumPy orders its checks) and its fitted shape kept
     as the result's ``value``.
@@ -417,7 +424,8 @@ def normalise(
     if ellipses:
         at = items.index(Ellipsis)
         # An ellipsis of no axes still parts advanced indices (NumPy).
-        items[at : at + 1] = [full] * (ndim - used) or [_GAP]
+        fill: list[Any] = [full] * (ndim - used)
+        items[at : at + 1] = fill or [_GAP]
     else:
         items.extend([full] * (ndim - used))
 

@@ -141,7 +141,7 @@ def setitem(x: Array, key: Any, value: Any) -> None:
     mask = _sole_device_mask(x, key)
     v = cast(value, dt, "setitem") if is_array(value) else scalar(value, dt, "setitem")
     if mask is not None:
-        updated = _masked_update(x, mask, v)
+        updated = _masked_update(x, mask, v, type(key) is not tuple or len(key) == 1)
         if updated is not None:
             x[...] = updated
         return
@@ -185,12 +185,15 @@ def _sole_device_mask(x: Array, key: Any) -> Array | None:
     return mask
 
 
-def _masked_update(x: Array, mask: Array, v: Array) -> Array | None:
+def _masked_update(x: Array, mask: Array, v: Array, alone: bool) -> Array | None:
     """``where(mask, v, x)`` with ``v`` laid out as NumPy lays a value out
-    over a mask's selection; None where nothing is selected."""
+    over a mask's selection (``alone``: the mask is the key, no ``...``);
+    None where nothing is selected."""
     rest = tuple(x.shape[mask.ndim :])
-    how = "mask" if mask.ndim == x.ndim else "advanced"
+    how = "mask" if alone and mask.ndim == x.ndim else "advanced"
     given = tuple(v.shape)
+    if how == "mask" and len(given) > 1:
+        fit_value(given, (0, *rest), how)  # NumPy's TypeError
     stripped = given
     while len(stripped) > len(rest) + 1 and stripped[0] == 1:
         stripped = stripped[1:]
