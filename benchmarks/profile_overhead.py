@@ -43,7 +43,7 @@ import unifiedarray as ua
 
 
 def _env() -> dict[str, Any]:
-    from unifiedarray import _buffer, _creation, _dispatch, _views
+    from unifiedarray import _buffer, _creation, _dispatch, _index, _views
     from unifiedarray._buffer import UnifiedBuffer
     from unifiedarray._devices import CPU
     from unifiedarray.compute import host_namespace
@@ -57,7 +57,7 @@ def _env() -> dict[str, Any]:
     return {
         "np": np, "ua": ua, "threading": threading, "CPU": CPU, "hn": host_namespace,
         "UnifiedArray": ua.UnifiedArray, "UnifiedBuffer": UnifiedBuffer,
-        "_dispatch": _dispatch, "_views": _views, "_buffer": _buffer, "_creation": _creation,
+        "_dispatch": _dispatch, "_index": _index, "_views": _views, "_buffer": _buffer, "_creation": _creation,
         "a": a, "b": b,
         # the NumPy arrays unifiedarray computes on (its host copies)
         "An": a._buf._copies[CPU], "Bn": b._buf._copies[CPU],
@@ -138,8 +138,8 @@ BLOCKS: dict[str, list[tuple[str, str]]] = {
         ("NumPy with unifiedarray's key: Abig[(slice(1, 3), slice(None), ...)]", "Abig[k2e]"),
         ("+ _view: _dispatch._view(abig, k2)", "_dispatch._view(abig, k2)"),
         ("full: abig[1:3, :] (__getitem__ → getitem)", "abig[1:3, :]"),
-        ("piece: _views.is_basic_key(k2)", "_views.is_basic_key(k2)"),
-        ("piece: _views.view_key(k2)", "_views.view_key(k2)"),
+        ("piece: _index.is_basic_key(k2)", "_index.is_basic_key(k2)"),
+        ("piece: _index.view_key(k2)", "_index.view_key(k2)"),
         ("piece: _dispatch.native_on(abig, CPU, 'x')", "_dispatch.native_on(abig, CPU, 'x')"),
     ],
     "xp.asarray(list) (8,)": [

@@ -45,6 +45,7 @@ import numpy as np
 from numpy.exceptions import AxisError
 from numpy.linalg import LinAlgError
 
+from . import _index as index
 from . import _views as views
 from . import compute
 from ._array import UnifiedArray
@@ -890,7 +891,7 @@ def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
         # of the first axis (a view; a trailing Ellipsis keeps NumPy from
         # giving a scalar), or an integer for every axis (an element).
         tkey = type(key)
-        if tkey is slice or (tkey is tuple and views.all_slices(key)):
+        if tkey is slice or (tkey is tuple and index.all_slices(key)):
             # _host_view, inlined: this is most of a small slice's cost.
             native = buf._copies[CPU][key]
             out = _new(UnifiedArray)
@@ -899,30 +900,33 @@ def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
             out._shape = native.shape
             out._hostview = native
             return out
-        if views.one_element(key, len(x._shape)):
+        if index.one_element(key, len(x._shape)):
             return adopted(np.asarray(buf._copies[CPU][key]), CPU, buf._dtype)
         if tkey is int:
             key = (key, Ellipsis)
             return _host_view(x, key, buf._copies[CPU][key])
-    if views.is_basic_key(key):
-        if views.one_element(key, len(x._shape)):
+    if index.is_basic_key(key):
+        if index.one_element(key, len(x._shape)):
             return _element(x, key)
         return _view(x, key)
     if type(key) is UnifiedArray:
         # A boolean mask or an integer array, both whole and current on the
         # host: NumPy's advanced indexing directly.
-        host, index = host_current(x), host_current(key)
-        if host is not None and index is not None:
-            return wrap_result(host[index], CPU, (host,))
+        host, picked = host_current(x), host_current(key)
+        if host is not None and picked is not None:
+            return wrap_result(host[picked], CPU, (host,))
     return call_mixed("getitem", (x, _key_arrays(key)), reason="UnifiedArray.__getitem__")
 
 
 def _key_arrays(key: Any) -> Any:
-    """Lists and ndarrays in an index are host arrays (as NumPy takes them)."""
+    """Lists and ndarrays in an index are host arrays (as NumPy reads them)."""
     if isinstance(key, list | np.ndarray):
-        return _foreign(key)
+        return _foreign(index.sequence_array(key) if type(key) is list else key)
     if type(key) is tuple:
-        return tuple(_foreign(k) if isinstance(k, list | np.ndarray) else k for k in key)
+        return tuple(
+            _foreign(index.sequence_array(k) if type(k) is list else k) if isinstance(k, list | np.ndarray) else k
+            for k in key
+        )
     return key
 
 
@@ -943,12 +947,12 @@ def _element(x: UnifiedArray, key: Any) -> UnifiedArray:
     if x._buf._placement is CPU:
         host = native_on(x, CPU, reason)
         return adopted(np.asarray(host[key]), CPU, host.dtype)
-    views.basic_shape(x._shape, views.view_key(key))  # NumPy's IndexError: some backends check nothing
+    index.normalise(x._shape, key)  # NumPy's IndexError, at the call: some backends check nothing
     return call("getitem", (x, key), reason=reason)
 
 
 def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
-    key = views.view_key(key)
+    key = index.view_key(key)
     buf = x._buf
     out = _new(UnifiedArray)
     out._buf = buf
@@ -962,7 +966,7 @@ def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
         out._shape = view.shape
     else:
         out._hostview = None
-        out._shape = views.basic_shape(x._shape, key)
+        out._shape = index.basic_shape(x._shape, key)
     return out
 
 

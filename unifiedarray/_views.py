@@ -5,6 +5,7 @@ and keeps the chain of links that select it: basic indices (ints, slices,
 ``...``, ``None``) and the two links below, :class:`Reshape` and
 :class:`Permute`.  Reading a view applies its chain to the buffer's copy on
 the device it is read on; writing through a view writes through the chain.
+What a key means (its shape, its checks) is :mod:`unifiedarray._index`'s.
 
 Nothing here knows about arrays or devices: the functions take a compute
 namespace (``getitem``, ``setitem``, ``reshape``, ``permute_dims``) and
@@ -23,23 +24,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import numpy as np
-
 __all__ = [
     "LINKS",
     "Permute",
     "Reshape",
-    "all_slices",
-    "basic_shape",
     "follow",
-    "is_basic_key",
-    "one_element",
     "real_views",
-    "view_key",
     "write_chain",
 ]
-
-BASIC_TYPES = (int, slice, type(Ellipsis), type(None))
 
 
 class Reshape(NamedTuple):
@@ -103,67 +95,3 @@ def write_chain(ns: Any, arr: Any, chain: tuple, key: Any, value: Any, shares: A
         ns.setitem(arr, Ellipsis, link.restore(ns, sub, tuple(arr.shape)))
     else:
         ns.setitem(arr, link, sub)
-
-
-def is_basic_key(key: Any) -> bool:
-    """Whether ``key`` is a basic index (no arrays, no lists)."""
-    if type(key) is tuple:
-        return all(type(k) in BASIC_TYPES for k in key)
-    return type(key) in BASIC_TYPES
-
-
-def one_element(key: Any, ndim: int) -> bool:
-    """Whether a basic index is an integer for every axis (no slice, no
-    ``...``, no ``None``): what NumPy answers with a scalar."""
-    if type(key) is int:
-        return ndim == 1
-    if type(key) is not tuple or len(key) != ndim or ndim == 0:
-        return False
-    return all(type(k) is int for k in key)
-
-
-def view_key(key: Any) -> tuple:
-    """A basic index as a tuple that always gives a view (an index of only
-    integers gives NumPy a scalar; a trailing Ellipsis gives a 0-d view)."""
-    if type(key) is not tuple:
-        key = (key,)
-    if Ellipsis not in key:
-        key = (*key, Ellipsis)
-    return key
-
-
-def basic_shape(shape: tuple[int, ...], key: tuple) -> tuple[int, ...]:
-    """The shape ``key`` selects from ``shape``, with NumPy's checks (an
-    ``IndexError`` for out-of-range integers, too many indices, two
-    ellipses), without touching any data."""
-    if key and key[-1] is Ellipsis:
-        # Slices and new axes before view_key's Ellipsis (x[:, None], x[1:]):
-        # Python's own slice arithmetic, a few times cheaper than NumPy's.
-        head = key[:-1]
-        if all(type(k) is slice or k is None for k in head) and sum(k is not None for k in head) <= len(shape):
-            out, axis = [], 0
-            try:
-                for k in head:
-                    if k is None:
-                        out.append(1)
-                    else:
-                        out.append(len(range(*k.indices(shape[axis]))))
-                        axis += 1
-            except (TypeError, ValueError):
-                pass  # NumPy's error below
-            else:
-                return (*out, *shape[axis:])
-    return np.broadcast_to(np.empty((), dtype=np.bool_), shape)[key].shape
-
-
-def all_slices(key: tuple) -> bool:
-    """Whether a tuple key is all slices (unrolled for the common 1- and
-    2-axis keys: a generator costs more than the rest of the view)."""
-    n = len(key)
-    if n == 0 or type(key[0]) is not slice:
-        return False
-    if n == 1:
-        return True
-    if type(key[1]) is not slice:
-        return False
-    return n == 2 or all(type(k) is slice for k in key)

@@ -28,6 +28,8 @@ from typing import Any
 import array_api_compat.numpy as _compat_numpy
 import numpy as np
 
+from ._index import normalise
+
 __all__ = ["host_namespace", "namespace_for"]  # and cuda_namespace, mlx_namespace: made on first use
 
 
@@ -211,6 +213,7 @@ def __getattr__(name: str) -> Any:
         import array_api_compat.cupy as compat_cupy
 
         ns = _derive("unifiedarray.compute.cuda", compat_cupy)
+        ns.getitem, ns.setitem = _checked_indexing(compat_cupy)  # type: ignore[attr-defined]
         sys.modules[__name__].cuda_namespace = ns  # type: ignore[attr-defined]
         return ns
     if name == "mlx_namespace":
@@ -220,6 +223,31 @@ def __getattr__(name: str) -> Any:
         sys.modules[__name__].mlx_namespace = ns  # type: ignore[attr-defined]
         return ns
     raise AttributeError(name)
+
+
+def _checked_indexing(xp: Any) -> tuple[Callable[..., Any], Callable[..., None]]:
+    """``getitem`` and ``setitem`` that read the key by the one index reading
+    (:func:`unifiedarray._index.normalise`) before the library indexes: its
+    exceptions, in NumPy's order (CuPy checks no integer-array bounds; it
+    wraps them), then the library's own indexing, whose meaning for a valid
+    key is NumPy's.  A mask's positions are found on the device."""
+
+    def kind(k: Any) -> str | None:
+        return k.dtype.kind if isinstance(k, xp.ndarray) else None
+
+    def extremes(arrays: list[Any]) -> list[tuple[int, int]]:
+        return [(int(a.min()), int(a.max())) for a in arrays]
+
+    def getitem(x: Any, key: Any) -> Any:
+        normalise(x.shape, key, kind=kind, nonzero=xp.nonzero, extremes=extremes)
+        return x[key]
+
+    def setitem(x: Any, key: Any, value: Any) -> None:
+        shape = tuple(getattr(value, "shape", ()))
+        normalise(x.shape, key, kind=kind, nonzero=xp.nonzero, extremes=extremes, value=shape)
+        x[key] = value
+
+    return getitem, setitem
 
 
 def namespace_for(kind: str) -> Any:

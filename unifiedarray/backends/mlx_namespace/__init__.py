@@ -156,10 +156,10 @@ globals().update(_ELEMENTWISE)
 HOST_FALLBACKS: list[str] = [
     "nonzero: data-dependent output shape (moves x != 0 down, int64 indices up)",
     "unique_all, unique_counts, unique_inverse, unique_values: data-dependent output shape",
-    "getitem with a boolean-array index: data-dependent shape (moves the mask down and its "
-    "nonzero indices up; the gather itself runs in MLX)",
-    "setitem with a boolean array combined with other indices (a sole mask, x[m] = v, runs in MLX)",
-    "getitem with a Python bool or 0-d boolean array mixed into a tuple index",
+    "getitem with a boolean-array index, and setitem with a boolean array combined with other "
+    "indices: data-dependent shape (moves the mask down and its nonzero positions up; the gather "
+    "or scatter runs in MLX; a sole mask, x[m] = v, runs in MLX)",
+    "a 0-d boolean MLX array in an index: its value decides the shape (moves it down)",
     "repeat with an array of repeats: data-dependent shape (moves the repeats down and a gather "
     "index up; the gather runs in MLX)",
     "linalg.cholesky, det, inv, qr, slogdet, solve for complex64: MLX has no complex kernels",

@@ -1,23 +1,27 @@
 """Indexing: ``getitem``, ``setitem``, ``take`` and ``take_along_axis``.
 
-MLX does not check bounds: ``x[5]`` on a 2-row array reads whatever memory
-follows, and an integer-array index out of range is clamped (a read gives
-the last element, a write lands on it).  Python integers are therefore
-checked here (``IndexError``, as the standard requires), and so are
-integer-array indices, whose out-of-bounds behaviour the standard leaves
-unspecified: the host (NumPy) raises ``IndexError`` at the call, and so does
-this namespace (a read of each index array's min and max; see
-``_core.checked_indices``).  Negative entries count from the end.
+MLX's own indexing differs from NumPy's in ways that write into the wrong
+elements or kill the process: it checks no bounds (``x[5]`` of a 2-row
+array reads whatever memory follows; an integer-array index out of range is
+clamped), it places the dimensions of advanced indices separated by a slice
+or ``None`` elsewhere, it refuses values NumPy broadcasts, and some scatters
+with an empty target die with SIGFPE (MLX 0.32).  So no key reaches MLX as
+the caller wrote it: every key is read by the one index reading,
+:func:`unifiedarray._index.normalise` (NumPy's rules, NumPy's exceptions,
+at the call), and MLX gets either a basic key's canonical form (in-range
+non-negative integers and slice bounds: MLX's slicing) or flat element
+positions (one ``take``, or one scatter of each position once).  Nothing
+with no elements reaches MLX's indexing: an empty selection reads as
+zeros of its shape and writes nothing (after the value's shape is checked).
 
-A scatter into an array with no elements kills the process (SIGFPE in MLX
-0.32), so a write into an empty array is checked (bounds, value shape) and
-then does nothing, which is what it means.
-
-Boolean-array indices have data-dependent shapes.  ``getitem`` replaces each
-one by its ``nonzero`` index arrays (the NumPy rule ``x[m] == x[m.nonzero()]``),
-so only the mask moves to the host and only the indices come back; the
-gather itself stays in MLX.  ``setitem`` with a sole mask needs no host at
-all: it is a ``where`` (and, for a value holding one entry per selected
+Integer index arrays stay on MLX: their bounds cost one ``min`` and one
+``max`` each, all in one evaluation, and the positions are computed in MLX;
+an empty broadcast of the index arrays is not read (NumPy checks no bounds
+then).  Index arrays given as host data (a list, a NumPy array) are checked
+on the host and move to MLX (counted).  A boolean-array index is data: its
+``nonzero`` positions are computed on the host (the mask moves down, the
+positions up, both counted), except for a sole mask in ``setitem``, which
+is a ``where`` in MLX (and, for a value holding one entry per selected
 element, a cumulative-sum gather).
 """
 
@@ -30,6 +34,7 @@ from typing import Any
 import mlx.core as mx
 import numpy as np
 
+from ..._index import Index, fit_value, fits, normalise
 from ._core import (
     Array,
     cast,
@@ -49,148 +54,50 @@ from ._searching import upload_index_arrays
 _INTEGER_KINDS = "iu"
 _INT64_MAX = int(np.iinfo(np.int64).max)
 _INT64_MIN = int(np.iinfo(np.int64).min)
+_MASK_REASON = "mlx fallback: boolean index"
+_HOST_INDEX_REASON = "mlx indexing: host index array"
 
 
-def _is_bool_array(k: Any) -> bool:
-    return is_array(k) and k.dtype == mx.bool_
+def _kind(k: Any) -> str | None:
+    return dtype_of(k).kind if is_array(k) else None
 
 
-def _as_key_tuple(key: Any) -> tuple:
-    items = key if isinstance(key, tuple) else (key,)
-    out = []
-    for k in items:
-        if isinstance(k, (list, np.ndarray)):
-            host = np.asarray(k)
-            if host.size == 0 and host.dtype.kind == "f":
-                host = host.astype(np.int64)  # x[[]], as NumPy reads it
-            if host.dtype.kind not in "iub":
-                # NumPy's class for [1.5] and for [2**70] (an object array).
-                raise IndexError("mlx indexing: arrays used as indices must be of integer or boolean type")
-            # Integers are checked on the host (no device read) in _prepare,
-            # then moved; a boolean mask given as host data moves to MLX now
-            # (a counted move too).
-            k = host if host.dtype.kind in _INTEGER_KINDS else from_host(host, "mlx indexing: host index array")
-        elif isinstance(k, np.generic) and not isinstance(k, np.bool_):
-            k = operator.index(k)  # type: ignore[arg-type]
-        elif isinstance(k, np.bool_):
-            k = builtins.bool(k)
-        out.append(k)
-    return tuple(out)
+def _mask_nonzero(k: Array) -> tuple[np.ndarray, ...]:
+    # MLX has no nonzero: the mask moves down, its positions come back up.
+    return np.nonzero(to_host(k, _MASK_REASON))
 
 
-def _dims_used(k: Any) -> int:
-    if k is None or k is Ellipsis or isinstance(k, builtins.bool):
-        return 0
-    if _is_bool_array(k):
-        return k.ndim
-    return 1
+def _extremes(arrays: list[Array]) -> list[tuple[int, int]]:
+    # One evaluation for every index array of the call.
+    pairs = [(mx.min(k), mx.max(k)) for k in arrays]
+    mx.eval(*(e for pair in pairs for e in pair))
+    return [(builtins.int(lo.item()), builtins.int(hi.item())) for lo, hi in pairs]  # type: ignore[arg-type]
 
 
-def _check_key(shape: tuple[int, ...], key: tuple, op: str) -> list[int | None]:
-    """Validate ``key`` against ``shape``; return, for each entry, the axis
-    of ``x`` it indexes (None for entries that index no axis)."""
-    ndim = len(shape)
-    if sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError(f"mlx {op}: an index can only have a single ellipsis")
-    used = sum(_dims_used(k) for k in key)
-    if used > ndim:
-        raise IndexError(f"mlx {op}: too many indices: array is {ndim}-dimensional, but {used} were indexed")
-    axes: list[int | None] = []
-    pos = 0
-    for k in key:
-        if k is Ellipsis:
-            axes.append(None)
-            pos += ndim - used
-            continue
-        if k is None or isinstance(k, builtins.bool):
-            axes.append(None)
-            continue
-        axes.append(pos)
-        if isinstance(k, builtins.int):
-            n = shape[pos]
-            if not -n <= k < n:
-                raise IndexError(f"mlx {op}: index {k} is out of bounds for axis {pos} with size {n}")
-        elif isinstance(k, slice):
-            if k.step == 0:
-                raise ValueError(f"mlx {op}: slice step cannot be zero")
-        elif isinstance(k, np.ndarray):
-            pass  # an integer index given as host data: checked in _prepare
-        elif is_array(k):
-            if k.dtype == mx.bool_:
-                # The standard lets a mask dimension be 0 whatever the array's size.
-                dims = tuple(shape[pos : pos + k.ndim])
-                if any(ks not in (xs, 0) for ks, xs in zip(k.shape, dims, strict=False)):
-                    raise IndexError(
-                        f"mlx {op}: boolean index of shape {tuple(k.shape)} does not match "
-                        f"the indexed dimensions {dims}"
-                    )
-            elif dtype_of(k).kind not in _INTEGER_KINDS:
-                raise IndexError(f"mlx {op}: arrays used as indices must be of integer or boolean type")
-        else:
-            raise IndexError(f"mlx {op}: unsupported index {k!r}")
-        pos += _dims_used(k)
-    return axes
+def read_key(x: Array, key: Any, value: tuple[int, ...] | None = None) -> Index:
+    """``key`` read against ``x``'s shape by the one index reading
+    (:func:`unifiedarray._index.normalise`), with the shape of a value to
+    write there: NumPy's exception for a bad key or value, raised before
+    MLX sees it."""
+    return normalise(tuple(x.shape), key, kind=_kind, nonzero=_mask_nonzero, extremes=_extremes, value=value)
 
 
-def _prepare(x: Array, key: Any, op: str) -> tuple[tuple, list[int | None]]:
-    tkey = _as_key_tuple(key)
-    axes = _check_key(tuple(x.shape), tkey, op)
-    fixed = list(tkey)
-    for i, k in enumerate(tkey):
-        if isinstance(k, np.ndarray):
-            ax = axes[i]
-            assert ax is not None
-            fixed[i] = _upload_checked(k, x.shape[ax], ax, op)
-    arrays = [i for i, k in enumerate(tkey) if is_array(k) and k.dtype != mx.bool_]
-    if arrays:
-        checked = checked_indices([(tkey[i], x.shape[axes[i]], axes[i]) for i in arrays], op)  # type: ignore[index, misc]
-        for i, k in zip(arrays, checked, strict=False):
-            fixed[i] = k
-    return tuple(fixed), axes
-
-
-def _upload_checked(host: np.ndarray, n: int, axis: int, op: str) -> Array:
-    """An integer index given as host data: checked there (no device read),
-    negatives counted from the end, then moved to MLX (counted)."""
-    if host.size:
-        lo, hi = int(host.min()), int(host.max())
-        for bad in (hi, lo):
-            if not -n <= bad < n:
-                raise IndexError(f"mlx {op}: index {bad} is out of bounds for axis {axis} with size {n}")
-        if lo < 0:
-            host = np.where(host < 0, host.astype(np.int64) + n, host)
-    return from_host(host, "mlx indexing: host index array")
-
-
-def _expand_masks(key: tuple, reason: str) -> tuple:
-    """Replace each boolean array in ``key`` by its nonzero index arrays
-    (computed on the host: the mask moves down, the indices move up)."""
-    masks = [k for k in key if _is_bool_array(k) and k.ndim > 0]
-    if not masks:
-        return key
-    hosts = [np.nonzero(to_host(m, reason)) for m in masks]
-    flat = [a for h in hosts for a in h]
-    uploaded = iter(upload_index_arrays(flat, reason))
-    out: list[Any] = []
-    for k in key:
-        if _is_bool_array(k) and k.ndim > 0:
-            out.extend(next(uploaded) for _ in range(k.ndim))
-        else:
-            out.append(k)
-    return tuple(out)
-
-
-def _has_scalar_bool(key: tuple) -> bool:
-    return builtins.any(isinstance(k, builtins.bool) or (_is_bool_array(k) and k.ndim == 0) for k in key)
+def _positions(ix: Index) -> Array:
+    reason = _MASK_REASON if ix.masked else _HOST_INDEX_REASON
+    return ix.positions(mx, lambda host: upload_index_arrays(host, reason))
 
 
 @float64_on_cpu
 def view_getitem(x: Array, key: tuple) -> Array:
     """``x[key]`` for a view chain's basic index (ints, slices, ``None``,
     ``...``), checked against x's shape when the view was taken: MLX's own
-    basic indexing, which has NumPy's meaning for such keys, without
-    :func:`getitem`'s checks."""
-    out = x[key]
+    basic indexing of the key's canonical form (no negative or out-of-range
+    bound reaches MLX), without :func:`getitem`'s array handling."""
+    require_array(x, "view_getitem")
+    ix = normalise(tuple(x.shape), key)
+    if ix.size == 0:
+        return mx.zeros(ix.shape, dtype=x.dtype)
+    out = x[ix.basic]
     return fresh(out) if out is x else out
 
 
@@ -205,103 +112,124 @@ def view_permute(x: Array, axes: tuple[int, ...]) -> Array:
 
 @float64_on_cpu
 def getitem(x: Array, key: Any) -> Array:
-    """``x[key]`` with Array API semantics: basic indices (ints checked
-    against bounds), integer arrays, and boolean masks (via a counted host
-    ``nonzero``)."""
+    """``x[key]`` with NumPy's meaning, read by the one index reading: a
+    basic key as its canonical form (MLX's slicing), any other as a gather
+    of flat positions; nothing empty reaches MLX's indexing."""
     require_array(x, "getitem")
-    tkey, _ = _prepare(x, key, "getitem")
-    if _has_scalar_bool(tkey):
-        return _getitem_on_host(x, tkey)
-    tkey = _expand_masks(tkey, "mlx fallback: boolean index")
-    if tkey == ():
-        return fresh(x)
-    out = x[tkey if len(tkey) != 1 else tkey[0]]
-    return fresh(out) if out is x else out
-
-
-def _getitem_on_host(x: Array, key: tuple) -> Array:
-    # Scalar booleans mixed into a key follow NumPy's rules exactly there.
-    reason = "mlx fallback: scalar boolean index"
-    host_key = tuple(to_host(k, reason) if is_array(k) else k for k in key)
-    return from_host(np.asarray(to_host(x, reason)[host_key]), reason)
+    ix = read_key(x, key)
+    if ix.size == 0 or x.size == 0:
+        return mx.zeros(ix.shape, dtype=x.dtype)
+    if ix.basic is not None:
+        out = x[ix.basic]
+        return fresh(out) if out is x else out
+    return mx.take(x.reshape(-1), _positions(ix))
 
 
 @float64_on_cpu
 def setitem(x: Array, key: Any, value: Any) -> None:
-    """``x[key] = value`` in place (MLX rebinds ``x``'s handle).  ``value``
-    is cast to ``x``'s dtype; a sole boolean mask needs no host move."""
+    """``x[key] = value`` in place (MLX rebinds ``x``'s handle), with
+    NumPy's meaning: ``value`` is cast to ``x``'s dtype and broadcast to the
+    selection as NumPy broadcasts it; a basic key writes through its
+    canonical form, any other through a scatter of flat positions, each
+    position written once, with the value of its last occurrence (NumPy's
+    answer for repeated indices).  Nothing is written, and no MLX scatter
+    runs, where the selection is empty (MLX 0.32 dies with SIGFPE on some
+    empty scatters).  A sole boolean mask of x's device needs no host: it
+    is a ``where``."""
     require_array(x, "setitem")
     dt = dtype_of(x)
-    tkey, _ = _prepare(x, key, "setitem")
+    mask = _sole_device_mask(x, key)
     v = cast(value, dt, "setitem") if is_array(value) else scalar(value, dt, "setitem")
-    core = tuple(k for k in tkey if k is not Ellipsis)
-    if len(core) == 1 and (_is_bool_array(core[0]) or isinstance(core[0], builtins.bool)) and _mask_leads(tkey):
-        mask = core[0] if is_array(core[0]) else mx.array(core[0])
-        if mask.size == 0:
-            return  # a mask with a 0-sized dimension selects nothing
-        if mask.ndim == 0:
-            # x[m] for a 0-d mask is x[None][m[None]]: a selection of 0 or 1
-            # rows, which the 1-d rule below handles (an empty value and a
-            # False mask included).
-            x[...] = _masked_update(x[None], mask[None], v)[0]
-            return
-        x[...] = _masked_update(x, mask, v)
+    if mask is not None:
+        updated = _masked_update(x, mask, v, type(key) is not tuple or len(key) == 1)
+        if updated is not None:
+            x[...] = updated
         return
-    if _has_scalar_bool(tkey):
-        raise IndexError("mlx setitem: scalar booleans are supported only as the sole index")
-    tkey = _expand_masks(tkey, "mlx fallback: boolean index")
-    if tkey == ():
-        tkey = (Ellipsis,)
-    key1 = tkey if len(tkey) != 1 else tkey[0]
-    if x.size == 0:
-        # MLX's scatter into an array with no elements dies with SIGFPE.
-        # Nothing is written; the value must still fit the selection, as on
-        # the host (the selection's shape costs no evaluation).
-        _check_value_fits(tuple(v.shape), tuple(x[key1].shape))
+    ix = read_key(x, key, tuple(v.shape))
+    if ix.size == 0:
         return
-    x[key1] = v
+    assert ix.value is not None
+    v = mx.broadcast_to(v.reshape(ix.value), ix.shape)
+    if ix.basic is not None:
+        v = v.reshape(ix.target)
+        if ix.basic_target:
+            x[ix.basic_target] = v
+        else:
+            x[...] = v
+        return
+    pos = _positions(ix).reshape(-1)
+    vals = v.reshape(-1)
+    if pos.size > 1:
+        # Each occurrence of a position takes the value of its last one, so
+        # that the scatter's order cannot matter.
+        order = mx.arange(pos.size, dtype=mx.int64)
+        last = mx.full((x.size,), -1, dtype=mx.int64).at[pos].maximum(order)
+        vals = mx.take(vals, mx.take(last, pos))
+    flat = x.reshape(-1)
+    flat[pos] = vals
+    x[...] = flat.reshape(x.shape)
 
 
-def _check_value_fits(value: tuple[int, ...], selection: tuple[int, ...]) -> None:
-    # NumPy's assignment rule: leading length-1 axes of the value are
-    # dropped, the rest broadcasts to the selection.
-    while len(value) > len(selection) and value[0] == 1:
-        value = value[1:]
-    try:
-        ok = np.broadcast_shapes(value, selection) == selection
-    except ValueError:
-        ok = False
-    if not ok:
-        raise ValueError(f"mlx setitem: could not broadcast a value of shape {value} into shape {selection}")
+def _sole_device_mask(x: Array, key: Any) -> Array | None:
+    """A boolean MLX array of at least one dimension that is the whole key
+    (``x[m]``, ``x[m, ...]``), its shape checked by the one reading (which
+    needs only the shape); else None."""
+    items = key if type(key) is tuple else (key,)
+    if items and items[-1] is Ellipsis:
+        items = items[:-1]
+    if len(items) != 1 or not (is_array(items[0]) and items[0].dtype == mx.bool_ and items[0].ndim > 0):
+        return None
+    mask = items[0]
+    stand_in = np.broadcast_to(np.zeros((), dtype=np.bool_), tuple(mask.shape))  # no data: nothing selected
+    normalise(tuple(x.shape), stand_in)
+    return mask
 
 
-def _mask_leads(key: tuple) -> bool:
-    # x[m], x[m, ...]: the mask indexes the leading dimensions.
-    return key[0] is not Ellipsis or len(key) == 1
-
-
-def _masked_update(x: Array, mask: Array, v: Array) -> Array:
+def _masked_update(x: Array, mask: Array, v: Array, alone: bool) -> Array | None:
+    """``where(mask, v, x)`` with ``v`` laid out as NumPy lays a value out
+    over a mask's selection (``alone``: the mask is the key, no ``...``);
+    None where nothing is selected."""
     rest = tuple(x.shape[mask.ndim :])
+    how = "mask" if alone and mask.ndim == x.ndim else "advanced"
+    given = tuple(v.shape)
+    if how == "mask" and len(given) > 1:
+        fit_value(given, (0, *rest), how)  # NumPy's TypeError
+    stripped = given
+    while len(stripped) > len(rest) + 1 and stripped[0] == 1:
+        stripped = stripped[1:]
+    per_element = len(stripped) == len(rest) + 1 and stripped[0] != 1
+    if per_element or fits(given, (1, *rest)) is None:
+        # The count costs one evaluation, and only here.
+        selected = builtins.int(mx.sum(mask).item()) if mask.size else 0  # type: ignore[arg-type]
+        fit_value(given, (selected, *rest), how)
+    if mask.size == 0 or x.size == 0:
+        return None
     cond = mask.reshape(tuple(mask.shape) + (1,) * len(rest))
-    if v.ndim == len(rest) + 1 and v.shape[0] != 1 and mask.ndim > 0:
+    if per_element:
         # One value per selected element, in order: element i of the flat
         # mask takes value number (count of Trues before it).
+        if stripped[0] == 0:
+            return None
         flat = mask.reshape(-1)
-        # As many values as selected elements, or NumPy's ValueError (MLX
-        # would clip the slots, or fail on an empty value): the count costs
-        # one evaluation, and only here.
-        selected = builtins.int(mx.sum(flat).item())  # type: ignore[arg-type]
-        if selected != v.shape[0]:
-            raise ValueError(
-                f"mlx setitem: cannot assign {v.shape[0]} input values to the {selected} elements the mask selects"
-            )
-        if selected == 0:
-            return x
         slot = mx.cumsum(flat.astype(mx.int64)) - 1
-        slot = mx.clip(slot, 0, builtins.max(v.shape[0] - 1, 0))
-        gathered = mx.take(mx.broadcast_to(v, (v.shape[0], *rest)), slot, axis=0)
-        v = gathered.reshape(tuple(mask.shape) + rest)
+        slot = mx.clip(slot, 0, stripped[0] - 1)
+        v = mx.take(v.reshape(stripped), slot, axis=0).reshape(tuple(mask.shape) + rest)
+    else:
+        v = v.reshape(stripped[1:] if len(stripped) == len(rest) + 1 else stripped)
     return mx.where(cond, v, x)
+
+
+def _upload_checked(host: np.ndarray, n: int, axis: int, op: str) -> Array:
+    """An integer index given as host data: checked there (no device read),
+    negatives counted from the end, then moved to MLX (counted)."""
+    if host.size:
+        lo, hi = int(host.min()), int(host.max())
+        for bad in (hi, lo):
+            if not -n <= bad < n:
+                raise IndexError(f"mlx {op}: index {bad} is out of bounds for axis {axis} with size {n}")
+        if lo < 0:
+            host = np.where(host < 0, host.astype(np.int64) + n, host)
+    return from_host(host, "mlx indexing: host index array")
 
 
 @float64_on_cpu
