@@ -17,9 +17,12 @@ fused function gives what the eager one gives, whatever the rules are.
 Evaluation, per device:
 
 * host: each run of elementwise operations is evaluated block by block
-  (``BLOCK`` elements at a time, NumPy's iterator over the broadcast
-  operands) with the host namespace's own functions, so each element is
-  computed by the same ufunc loop as eagerly: bit-identical.  A reduction
+  (``BLOCK`` elements at a time: flat slices of C-ordered operands, else
+  NumPy's iterator over the broadcast operands) with the host namespace's
+  own functions, so each element is computed by the same ufunc loop as
+  eagerly: bit-identical.  Intermediate blocks go into temporaries made
+  once per call (``out=``, see :func:`_block_function`); with
+  ``fuse(threads=N)`` large runs are split over ``N`` threads.  A reduction
   is computed as eagerly, by the same function on the whole elementwise
   result (so a ``sum`` is NumPy's pairwise sum, bit-identical too); what
   follows a reduction is blocked again.  Arrays of at most ``BLOCK``
@@ -65,7 +68,7 @@ from ._array import UnifiedArray
 from ._devices import CPU, Device
 from .backends import backend_for
 
-__all__ = ["BLOCK", "FuseWarning", "FusedFunction", "fuse"]
+__all__ = ["BLOCK", "THREADS", "THREAD_MIN", "FuseWarning", "FusedFunction", "fuse"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
