@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
 import warnings
 from typing import Any
 
@@ -569,3 +570,38 @@ def test_a_compiled_kernel_is_keyed_on_the_exact_value_of_a_scalar() -> None:
     x = xp.ones(3, device="mlx")
     for s in (0.0, -0.0, 0.0):
         assert np.array_equal(np.asarray(fused(x, s)), np.asarray(1 / (x * s)))
+
+
+def test_threaded_calls_from_several_threads_at_once() -> None:
+    """Fused calls with different thread counts, made concurrently from
+    several threads (the workers' pool grows meanwhile): every result is
+    the eager one, bit for bit."""
+    rng = np.random.default_rng(5)
+    a, b = xp.asarray(rng.standard_normal((300, 300))), xp.asarray(rng.standard_normal((300, 300)))
+    want = np.asarray(chain(a, b)).tobytes()
+    want_sum = np.asarray(xp.sum(chain(a, b))).tobytes()
+    eager_calls: list[int] = []
+
+    def counted(a: Any, b: Any) -> Any:
+        if type(a) is xp.UnifiedArray:  # not a trace: a call run eagerly
+            eager_calls.append(1)
+        return chain(a, b)
+
+    fns = [xp.fuse(counted, threads=n) for n in (2, 3, 4)]
+    sums = [xp.fuse(lambda a, b: xp.sum(counted(a, b)), threads=n) for n in (2, 3, 4)]
+    got: list[bool] = []
+
+    def worker(k: int) -> None:
+        for i in range(6):
+            got.append(np.asarray(fns[(k + i) % 3](a, b)).tobytes() == want)
+            got.append(np.asarray(sums[(k + i) % 3](a, b)).tobytes() == want_sum)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_fuse, "THREAD_MIN", _fuse.BLOCK + 1)
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(got) == 48 and all(got)
+    assert not eager_calls  # no call fell back to eager

@@ -783,12 +783,12 @@ _POOL_LOCK = threading.Lock()
 
 def _pool(workers: int) -> ThreadPoolExecutor:
     """The worker threads of the host's blocked evaluation (made when first
-    needed, replaced by a larger one when a call asks for more)."""
+    needed, replaced by a larger one when a call asks for more; the smaller
+    one is not shut down, as a call may still be handing it work: its idle
+    threads end once it is dropped)."""
     with _POOL_LOCK:
         if _POOL_WORKERS[0] < workers:
-            if _POOL:
-                _POOL.pop().shutdown(wait=False)
-            _POOL.append(ThreadPoolExecutor(max_workers=workers, thread_name_prefix="unifiedarray.fuse"))
+            _POOL[:] = [ThreadPoolExecutor(max_workers=workers, thread_name_prefix="unifiedarray.fuse")]
             _POOL_WORKERS[0] = workers
         return _POOL[0]
 
