@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
 import warnings
 from typing import Any
 
@@ -453,3 +454,154 @@ def test_a_sum_over_every_axis_is_numpys_pairwise_sum(dtype: str, shape: tuple, 
 
     for s in (0.5, 3.0):
         assert_same(outcome(xp.fuse(fn), (a, b, s)), outcome(fn, (a, b, s)), "cpu")
+
+
+# -- the host's blocks: temporaries reused, threads ------------------------------------------
+
+
+def _regions(fused: Any) -> list[Any]:
+    """The blocked regions of a fused function's traces."""
+    stages = [s for trace in fused._cache.values() if isinstance(trace, _fuse._Trace) for s in trace.plan.stages]
+    return [s.region if type(s) is _fuse._Sum else s for s in stages if type(s) is not _fuse._Node]
+
+
+def _assert_temporaries_hold_live_values_only(region: Any) -> None:
+    """A model of the block function's temporaries: a value lives from the
+    step that makes it to the last step that reads it; two values in one
+    temporary never live at once (the last reader may write over it)."""
+    steps, held = region.block.__steps__, region.block.__held__
+    made = {n.slot: i for i, n in enumerate(steps)}
+    last = {n.slot: max([j for j, m in enumerate(steps) if n.slot in m.operands], default=len(steps)) for n in steps}
+    for x, tx in held.items():
+        assert steps[made[x]].dtype == region.temps[tx]
+        for y, ty in held.items():
+            if x != y and tx == ty:
+                assert last[x] <= made[y] or last[y] <= made[x], (x, y, region.block.__source__)
+    assert steps[-1].slot not in held  # the last step writes into the output
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), tree=_trees())
+def test_block_temporaries_hold_live_values_only(data: Any, tree: Any) -> None:
+    fused = xp.fuse(function_of(tree))
+    outcome(fused, data.draw(arguments("cpu", large=True)))  # traced (a call may raise, as eagerly)
+    for region in _regions(fused):
+        _assert_temporaries_hold_live_values_only(region)
+
+
+def test_a_chain_reuses_two_temporaries() -> None:
+    fused = xp.fuse(chain)
+    a, b = xp.ones((400, 300)), xp.ones((400, 300))
+    fused(a, b)
+    [region] = _regions(fused)
+    assert region.temps == (np.dtype(np.float64),) * 2  # six operations, two temporaries
+    _assert_temporaries_hold_live_values_only(region)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_results_never_share_memory_with_arguments_or_earlier_results(threads: int) -> None:
+    """The temporaries and the output are the call's own: the arguments
+    (the same array twice, overlapping views) are read, never written."""
+    rng = np.random.default_rng(3)
+    base = xp.asarray(rng.random(5 * _fuse.BLOCK + 3))
+    a, b = base[1:], base[:-1]  # overlapping views
+    before = np.asarray(base).copy()
+    fn = lambda a, b: xp.sqrt(a * 2 + b) * (a - b) + a * a  # noqa: E731
+    fused = xp.fuse(threads=threads)(fn)
+    first, second = fused(a, b), fused(a, a)
+    assert np.array_equal(np.asarray(base), before)
+    for res in (first, second):
+        assert not np.shares_memory(np.asarray(res), np.asarray(base))
+    assert not np.shares_memory(np.asarray(first), np.asarray(second))
+    assert np.asarray(first).tobytes() == np.asarray(fn(a, b)).tobytes()
+    assert np.asarray(second).tobytes() == np.asarray(fn(a, a)).tobytes()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), tree=_trees(), threads=st.sampled_from([2, 3]))
+def test_threads_give_the_same_bits(data: Any, tree: Any, threads: int) -> None:
+    """Blocks evaluated (and a sum's blocks summed) in several threads: the
+    eager result bit for bit, with the eager warnings."""
+    args = data.draw(arguments("cpu", large=True))
+    fn = function_of(tree)
+    eager = outcome(fn, args)
+    fused = xp.fuse(fn, threads=threads)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_fuse, "THREAD_MIN", _fuse.BLOCK + 1)  # the test's arrays are threaded
+        assert_same(outcome(fused, args), eager, "cpu")
+        assert_same(outcome(fused, args), eager, "cpu")
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_threaded_chain_and_sum_are_bit_identical(threads: int) -> None:
+    rng = np.random.default_rng(11)
+    a, b = xp.asarray(rng.standard_normal((700, 700))), xp.asarray(rng.standard_normal((700, 700)))
+    fn = lambda a, b: (a * 2 + b) / 3 - a * b + 1  # noqa: E731
+    fn_sum = lambda a, b: xp.sum((a * 2 + b) / 3 - a * b + 1)  # noqa: E731
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_fuse, "THREAD_MIN", _fuse.BLOCK + 1)
+        assert np.asarray(xp.fuse(fn, threads=threads)(a, b)).tobytes() == np.asarray(fn(a, b)).tobytes()
+        assert np.asarray(xp.fuse(fn_sum, threads=threads)(a, b)).tobytes() == np.asarray(fn_sum(a, b)).tobytes()
+
+
+def test_threads_see_the_callers_floating_point_modes() -> None:
+    x = xp.asarray(np.linspace(-1.0, 1.0, 40 * _fuse.BLOCK + 1))
+    fn = lambda x: xp.log(x) * 2 + xp.sqrt(x)  # noqa: E731
+    fused = xp.fuse(fn, threads=2)
+    assert outcome(fused, (x,))[1] == outcome(fn, (x,))[1]  # one warning per operation, as eagerly
+    with np.errstate(all="raise"), pytest.raises(FloatingPointError):
+        fused(x)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.asarray(fused(x)).tobytes() == np.asarray(fn(x)).tobytes()
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.5, "2"])
+def test_threads_must_be_a_positive_int(threads: Any) -> None:
+    with pytest.raises(ValueError, match="threads"):
+        xp.fuse(chain, threads=threads)
+
+
+@needs_mlx
+def test_a_compiled_kernel_is_keyed_on_the_exact_value_of_a_scalar() -> None:
+    """0.0 and -0.0 are equal and hash alike, but are different constants of
+    a compiled graph."""
+    fused = xp.fuse(lambda x, s: 1 / (x * s))
+    x = xp.ones(3, device="mlx")
+    for s in (0.0, -0.0, 0.0):
+        assert np.array_equal(np.asarray(fused(x, s)), np.asarray(1 / (x * s)))
+
+
+def test_threaded_calls_from_several_threads_at_once() -> None:
+    """Fused calls with different thread counts, made concurrently from
+    several threads (the workers' pool grows meanwhile): every result is
+    the eager one, bit for bit."""
+    rng = np.random.default_rng(5)
+    a, b = xp.asarray(rng.standard_normal((300, 300))), xp.asarray(rng.standard_normal((300, 300)))
+    want = np.asarray(chain(a, b)).tobytes()
+    want_sum = np.asarray(xp.sum(chain(a, b))).tobytes()
+    eager_calls: list[int] = []
+
+    def counted(a: Any, b: Any) -> Any:
+        if type(a) is xp.UnifiedArray:  # not a trace: a call run eagerly
+            eager_calls.append(1)
+        return chain(a, b)
+
+    fns = [xp.fuse(counted, threads=n) for n in (2, 3, 4)]
+    sums = [xp.fuse(lambda a, b: xp.sum(counted(a, b)), threads=n) for n in (2, 3, 4)]
+    got: list[bool] = []
+
+    def worker(k: int) -> None:
+        for i in range(6):
+            got.append(np.asarray(fns[(k + i) % 3](a, b)).tobytes() == want)
+            got.append(np.asarray(sums[(k + i) % 3](a, b)).tobytes() == want_sum)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_fuse, "THREAD_MIN", _fuse.BLOCK + 1)
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(got) == 48 and all(got)
+    assert not eager_calls  # no call fell back to eager

@@ -17,9 +17,12 @@ fused function gives what the eager one gives, whatever the rules are.
 Evaluation, per device:
 
 * host: each run of elementwise operations is evaluated block by block
-  (``BLOCK`` elements at a time, NumPy's iterator over the broadcast
-  operands) with the host namespace's own functions, so each element is
-  computed by the same ufunc loop as eagerly: bit-identical.  A reduction
+  (``BLOCK`` elements at a time: flat slices of C-ordered operands, else
+  NumPy's iterator over the broadcast operands) with the host namespace's
+  own functions, so each element is computed by the same ufunc loop as
+  eagerly: bit-identical.  Intermediate blocks go into temporaries made
+  once per call (``out=``, see :func:`_block_function`); with
+  ``fuse(threads=N)`` large runs are split over ``N`` threads.  A reduction
   is computed as eagerly, by the same function on the whole elementwise
   result (so a ``sum`` is NumPy's pairwise sum, bit-identical too); what
   follows a reduction is blocked again.  Arrays of at most ``BLOCK``
@@ -55,6 +58,7 @@ import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Generic, NamedTuple, ParamSpec, TypeVar, overload
 
 import numpy as np
@@ -64,7 +68,7 @@ from ._array import UnifiedArray
 from ._devices import CPU, Device
 from .backends import backend_for
 
-__all__ = ["BLOCK", "FuseWarning", "FusedFunction", "fuse"]
+__all__ = ["BLOCK", "THREADS", "THREAD_MIN", "FuseWarning", "FusedFunction", "fuse"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -72,6 +76,15 @@ R = TypeVar("R")
 #: Elements per block of the host's blocked evaluation (float64: 128 KiB per
 #: temporary, so that a chain's temporaries stay in the core's cache).
 BLOCK = 16384
+
+#: Threads a fused function evaluates large host regions in by default
+#: (``fuse(threads=...)`` sets it per function): NumPy releases the GIL in
+#: its loops, and the blocks are independent, so the result is the same bit
+#: for bit in any number of threads.
+THREADS = 1
+
+#: Host regions of fewer elements run in the calling thread.
+THREAD_MIN = 16 * BLOCK
 
 _SCALAR_KINDS = (bool, int, float, complex)
 
@@ -471,33 +484,86 @@ class ScalarTracer:
 
 
 def _generate(
-    name: str, params: list[int], steps: list[_Node], results: list[int], env: dict[str, Any], out: bool = False
+    name: str, params: list[int], steps: list[_Node], results: list[int], env: dict[str, Any]
 ) -> Callable[..., Any]:
     """A Python function running ``steps`` on its parameters (slots): the
     same calls in the same order as the eager path, with no dispatch between
-    them.  With ``out``, the last step writes into ``out`` (a ufunc's
-    ``out=``, else an assignment) and nothing is returned."""
-    lines = [f"def {name}({', '.join([*(f's{p}' for p in params), *(['out'] if out else [])])}):"]
-    for i, node in enumerate(steps):
+    them."""
+    lines = [f"def {name}({', '.join(f's{p}' for p in params)}):"]
+    for node in steps:
         args = ", ".join(f"s{o}" for o in node.operands)
         if node.kwargs:
             env[f"k{node.slot}"] = node.kwargs
             args += f", **k{node.slot}"
-        last = out and i == len(steps) - 1
-        fn = env[f"f{node.slot}"]
-        if last and isinstance(fn, np.ufunc) and fn.nout == 1 and not node.kwargs:
-            lines.append(f"    f{node.slot}({args}, out=out)")
-        elif last:
-            lines.append(f"    out[...] = f{node.slot}({args})")
-        else:
-            lines.append(f"    s{node.slot} = f{node.slot}({args})")
-    if not out:
-        lines.append(f"    return ({''.join(f's{r}, ' for r in results)})")
+        lines.append(f"    s{node.slot} = f{node.slot}({args})")
+    lines.append(f"    return ({''.join(f's{r}, ' for r in results)})")
     namespace = dict(env)
     exec(compile("\n".join(lines), f"<unifiedarray.fuse {name}>", "exec"), namespace)
     fn = namespace[name]
     fn.__source__ = "\n".join(lines)
     return fn
+
+
+def _block_function(
+    leaves: list[int], steps: list[_Node], shape: tuple[int, ...], env: dict[str, Any]
+) -> tuple[Callable[..., Any], tuple[np.dtype, ...]]:
+    """The function evaluating one block of a region: ``block(*leaves, out,
+    *temporaries)``, the last step writing into ``out``; and the dtypes of
+    the temporaries it takes.
+
+    A step that is a ufunc of one output (and no keyword arguments) with the
+    region's shape writes into a temporary (``out=``) instead of allocating
+    its result: the caller makes the temporaries once per evaluation and
+    passes them to every block.  A temporary is taken back once the value in
+    it has been read for the last time, and the next step of its dtype may
+    write into it, even the step that reads it last (an elementwise ufunc
+    reads each element before it writes it): so a chain needs few
+    temporaries, and they stay in the cache.  The ufunc, its loop and its
+    operands are those of the eager call (the output has the dtype the loop
+    gives), so each element is computed as eagerly.  Temporaries are never
+    an argument's memory nor the output's."""
+    last_use: dict[int, int] = {}
+    for i, node in enumerate(steps):
+        for o in node.operands:
+            last_use[o] = i
+    temps: list[np.dtype] = []
+    free: dict[np.dtype, list[int]] = {}
+    held: dict[int, int] = {}  # slot -> the temporary holding its value, while it is read
+    assigned: dict[int, int] = {}
+    lines = []
+    for i, node in enumerate(steps):
+        args = ", ".join(f"s{o}" for o in node.operands)
+        if node.kwargs:
+            env[f"k{node.slot}"] = node.kwargs
+            args += f", **k{node.slot}"
+        for o in dict.fromkeys(node.operands):
+            if last_use[o] == i and o in held:
+                t = held.pop(o)
+                free.setdefault(temps[t], []).append(t)
+        fn = env[f"f{node.slot}"]
+        ufunc = isinstance(fn, np.ufunc) and fn.nout == 1 and not node.kwargs
+        if i == len(steps) - 1:
+            lines.append(f"    f{node.slot}({args}, out=out)" if ufunc else f"    out[...] = f{node.slot}({args})")
+        elif ufunc and node.shape == shape:
+            spare = free.get(node.dtype)
+            if spare:
+                t = spare.pop()
+            else:
+                t = len(temps)
+                temps.append(node.dtype)
+            held[node.slot] = assigned[node.slot] = t
+            lines.append(f"    s{node.slot} = f{node.slot}({args}, out=t{t})")
+        else:
+            lines.append(f"    s{node.slot} = f{node.slot}({args})")
+    params = [*(f"s{p}" for p in leaves), "out", *(f"t{t}" for t in range(len(temps)))]
+    source = "\n".join([f"def block({', '.join(params)}):", *lines])
+    namespace = dict(env)
+    exec(compile(source, "<unifiedarray.fuse block>", "exec"), namespace)
+    fn = namespace["block"]
+    fn.__source__ = source
+    fn.__steps__ = steps
+    fn.__held__ = assigned  # slot -> its temporary: what the tests check
+    return fn, tuple(temps)
 
 
 class _Region(NamedTuple):
@@ -511,6 +577,7 @@ class _Region(NamedTuple):
     dtype: np.dtype
     whole: Callable[..., Any]
     block: Callable[..., Any]
+    temps: tuple[np.dtype, ...]  # the block function's temporaries
 
     @property
     def size(self) -> int:
@@ -577,6 +644,7 @@ class _Plan:
             walk(node.slot)
             steps = [n for n in rec.nodes if n.slot in members]
             arrays = [i for i, s in enumerate(leaves) if s in array_params or s in by_slot]
+            block, temps = _block_function(leaves, steps, node.shape, self.env)
             return _Region(
                 node.slot,
                 leaves,
@@ -584,14 +652,16 @@ class _Plan:
                 node.shape,
                 node.dtype,
                 _generate("region", leaves, steps, [node.slot], self.env),
-                _generate("block", leaves, steps, [node.slot], self.env, out=True),
+                block,
+                temps,
             )
 
         for slot in self.outputs:
             materialise(slot)
 
-    def run_host(self, values: dict[int, Any]) -> list[Any]:
-        """The stages in order (``values``: the arguments by slot)."""
+    def run_host(self, values: dict[int, Any], threads: int) -> list[Any]:
+        """The stages in order (``values``: the arguments by slot), large
+        regions over ``threads`` threads."""
         for stage in self.stages:
             if type(stage) is _Node:
                 fn = self.env[f"f{stage.slot}"]
@@ -602,12 +672,12 @@ class _Plan:
                 args = [values[s] for s in region.leaves]
                 fn = self.env[f"f{node.slot}"]
                 if _flat_in_c_order(region, args):
-                    values[node.slot] = _pairwise_sum(region, args, fn, bool(node.kwargs["keepdims"]))
+                    values[node.slot] = _pairwise_sum(region, args, fn, bool(node.kwargs["keepdims"]), threads)
                 else:
-                    values[node.slot] = fn(_evaluate(region, args), **node.kwargs)
+                    values[node.slot] = fn(_evaluate(region, args, threads), **node.kwargs)
                 continue
             assert type(stage) is _Region
-            values[stage.root] = _evaluate(stage, [values[s] for s in stage.leaves])
+            values[stage.root] = _evaluate(stage, [values[s] for s in stage.leaves], threads)
         return [values[s] for s in self.outputs]
 
 
@@ -637,12 +707,93 @@ def _flat_in_c_order(region: _Region, args: list[Any]) -> bool:
         return False
     for i in region.arrays:
         a = args[i]
-        if type(a) is not np.ndarray or not (a.ndim == 0 or (a.shape == region.shape and a.flags.c_contiguous)):
+        t = type(a)
+        if t is np.ndarray:
+            if not (a.ndim == 0 or (a.shape == region.shape and a.flags.c_contiguous)):
+                return False
+        elif not isinstance(a, np.generic):  # a reduction's result: 0-d
             return False
     return True
 
 
-def _pairwise_sum(region: _Region, args: list[Any], reduce: Callable[..., Any], keepdims: bool) -> Any:
+def _flat_leaves(region: _Region, args: list[Any]) -> list[tuple[int, np.ndarray]]:
+    """The region's array leaves of its whole shape, flattened (views: the
+    leaves are C-ordered); 0-d leaves are passed as they are."""
+    return [(i, args[i].reshape(-1)) for i in region.arrays if args[i].ndim]
+
+
+def _temporaries(region: _Region) -> list[np.ndarray]:
+    """A fresh set of the block function's temporaries, one block long:
+    each evaluation (each thread of one) has its own."""
+    return [np.empty(BLOCK, dtype) for dtype in region.temps]
+
+
+def _raising() -> dict[str, Any]:
+    """The caller's floating-point error modes with every warning made to
+    raise (``np.errstate`` is per thread: workers are given these)."""
+    return {k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}
+
+
+def _blocks_flat(
+    region: _Region, args: list[Any], flats: list[tuple[int, np.ndarray]], out: np.ndarray, lo: int, hi: int
+) -> None:
+    """Elements ``lo:hi`` of a flat region into ``out`` (flat), ``BLOCK`` at
+    a time, with one set of temporaries for all its blocks."""
+    call = list(args)
+    temps = _temporaries(region)
+    block = region.block
+    for start in range(lo, hi, BLOCK):
+        stop = min(start + BLOCK, hi)
+        for i, flat in flats:
+            call[i] = flat[start:stop]
+        n = stop - start
+        block(*call, out[start:stop], *(temps if n == BLOCK else [t[:n] for t in temps]))
+
+
+def _in_threads(n: int, work: Callable[[int, int], None], threads: int) -> None:
+    """``work(lo, hi)`` over ``range(n)`` split into ``threads`` contiguous
+    parts (one in this thread), in the caller's floating-point error modes
+    (each part's errors are raised here, once every part has finished)."""
+    raising = _raising()
+
+    def part(lo: int, hi: int) -> None:
+        with np.errstate(**raising):
+            work(lo, hi)
+
+    threads = max(1, min(threads, n))
+    if threads == 1:
+        part(0, n)
+        return
+    bounds = [n * k // threads for k in range(threads + 1)]
+    pool = _pool(threads - 1)
+    futures = [pool.submit(part, bounds[k], bounds[k + 1]) for k in range(1, threads)]
+    try:
+        part(bounds[0], bounds[1])
+    finally:
+        errors = [f.exception() for f in futures]  # waits for every part
+    for error in errors:
+        if error is not None:
+            raise error
+
+
+_POOL: list[ThreadPoolExecutor] = []  # the pool, once made; its size in _POOL_WORKERS
+_POOL_WORKERS: list[int] = [0]
+_POOL_LOCK = threading.Lock()
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """The worker threads of the host's blocked evaluation (made when first
+    needed, replaced by a larger one when a call asks for more; the smaller
+    one is not shut down, as a call may still be handing it work: its idle
+    threads end once it is dropped)."""
+    with _POOL_LOCK:
+        if _POOL_WORKERS[0] < workers:
+            _POOL[:] = [ThreadPoolExecutor(max_workers=workers, thread_name_prefix="unifiedarray.fuse")]
+            _POOL_WORKERS[0] = workers
+        return _POOL[0]
+
+
+def _pairwise_sum(region: _Region, args: list[Any], reduce: Callable[..., Any], keepdims: bool, threads: int) -> Any:
     """The sum of the region's values, computed as NumPy's ``add.reduce``
     computes it on the eager (C-ordered) result, without that result: NumPy
     sums a contiguous run pairwise, splitting ``n`` elements at
@@ -650,39 +801,83 @@ def _pairwise_sum(region: _Region, args: list[Any], reduce: Callable[..., Any], 
     the same split is followed down to blocks of at most ``BLOCK`` elements,
     each block's values computed and summed by the same ``add.reduce``
     (which takes the same path inside the block), and the partial sums added
-    in the same tree: the same additions in the same order, bit for bit."""
-    flats = {i: args[i].reshape(-1) for i in region.arrays if args[i].ndim}
-    whole = region.whole
+    in the same tree: the same additions in the same order, bit for bit.
+    The blocks' sums may be computed in several threads; they are added in
+    this one, in the tree's order."""
+    pieces: list[tuple[int, int]] = []  # the tree's leaves, left to right
 
-    def block(lo: int, n: int) -> Any:
-        call = list(args)
-        for i, flat in flats.items():
-            call[i] = flat[lo : lo + n]
-        return reduce(whole(*call)[0], axis=None)
-
-    def tree(lo: int, n: int) -> Any:
+    def split(lo: int, n: int) -> None:
         if n <= BLOCK:
-            return block(lo, n)
+            pieces.append((lo, n))
+            return
         half = n // 2
         half -= half % 8
-        return tree(lo, half) + tree(lo + half, n - half)
+        split(lo, half)
+        split(lo + half, n - half)
 
-    raising: Any = {k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}
-    with np.errstate(**raising):
-        total = tree(0, region.size)
+    split(0, region.size)
+    flats = _flat_leaves(region, args)
+    partial: list[Any] = [None] * len(pieces)
+
+    def work(first: int, last: int) -> None:
+        call = list(args)
+        temps = _temporaries(region)
+        values = np.empty(BLOCK, region.dtype)
+        block = region.block
+        for k in range(first, last):
+            lo, n = pieces[k]
+            for i, flat in flats:
+                call[i] = flat[lo : lo + n]
+            out = values[:n]
+            block(*call, out, *(temps if n == BLOCK else [t[:n] for t in temps]))
+            partial[k] = reduce(out, axis=None)
+
+    _in_threads(len(pieces), work, threads if region.size >= THREAD_MIN else 1)
+    sums = iter(partial)
+
+    def tree(n: int) -> Any:
+        if n <= BLOCK:
+            return next(sums)
+        half = n // 2
+        half -= half % 8
+        left = tree(half)
+        return left + tree(n - half)
+
+    with np.errstate(**_raising()):
+        total = tree(region.size)
     return np.asarray(total).reshape((1,) * len(region.shape)) if keepdims else total
 
 
-def _evaluate(region: _Region, args: list[Any]) -> Any:
-    """A region's values: whole arrays where small, else block by block."""
-    return region.whole(*args)[0] if region.size <= BLOCK else _blocked(region, args)
+def _evaluate(region: _Region, args: list[Any], threads: int) -> Any:
+    """A region's values: whole arrays where small, else block by block
+    (flat slices where the leaves are C-ordered, over ``threads`` threads
+    where large; NumPy's iterator over the broadcast leaves otherwise)."""
+    if region.size <= BLOCK:
+        return region.whole(*args)[0]
+    if not _flat_in_c_order(region, args):
+        return _blocked(region, args)
+    result = np.empty(region.shape, region.dtype)
+    out = result.reshape(-1)
+    flats = _flat_leaves(region, args)
+    size = region.size
+    if threads <= 1 or size < THREAD_MIN:
+        with np.errstate(**_raising()):
+            _blocks_flat(region, args, flats, out, 0, size)
+        return result
+    # Parts of whole blocks, so that every block but the last is full.
+    nblocks = -(-size // BLOCK)
+    _in_threads(
+        nblocks, lambda lo, hi: _blocks_flat(region, args, flats, out, lo * BLOCK, min(hi * BLOCK, size)), threads
+    )
+    return result
 
 
 def _blocked(region: _Region, args: list[Any]) -> np.ndarray:
     """``region`` evaluated ``BLOCK`` elements at a time over the broadcast
-    of its array leaves.  Floating-point errors that would warn are made to
-    raise here, so that the caller can run the function eagerly, which warns
-    once per operation as NumPy does (blocks would warn once per block)."""
+    of its array leaves (NumPy's iterator: any layout, broadcasting).
+    Floating-point errors that would warn are made to raise here, so that
+    the caller can run the function eagerly, which warns once per operation
+    as NumPy does (blocks would warn once per block)."""
     arrays = [args[i] for i in region.arrays]
     operands = [*arrays, None]
     op_flags: Any = [*(["readonly"] for _ in arrays), ["writeonly", "allocate"]]
@@ -693,15 +888,17 @@ def _blocked(region: _Region, args: list[Any]) -> np.ndarray:
         op_dtypes=[*(np.asarray(a).dtype for a in arrays), region.dtype],
         buffersize=BLOCK,
     )
-    raising: Any = {k: ("ignore" if v == "ignore" else "raise") for k, v in np.geterr().items()}
     positions = region.arrays
     block = region.block
-    with it, np.errstate(**raising):
+    temps = _temporaries(region)
+    call = list(args)
+    with it, np.errstate(**_raising()):
         for chunks in it:
-            call = list(args)
             for i, p in enumerate(positions):
                 call[p] = chunks[i]
-            block(*call, chunks[-1])
+            out = chunks[-1]
+            n = len(out)
+            block(*call, out, *(temps if n == BLOCK else [t[:n] for t in temps]))
         return it.operands[-1]
 
 
@@ -732,8 +929,10 @@ class _Trace:
         self.plan = _Plan(rec, array_params, scalar_params, outputs)
         self.backend = backend_for(rec.dev)
         self.samples: list[UnifiedArray] = []
+        self._made = self._results(rec)
+        self._last: tuple[tuple | None, Any] = (None, None)  # the kernel compiled last, with its key
 
-    def run(self, arrays: list[UnifiedArray], scalars: list[Any], reason: str) -> Any:
+    def run(self, arrays: list[UnifiedArray], scalars: list[Any], reason: str, threads: int) -> Any:
         dev = self.dev
         natives = [_dispatch.native_on(a, dev, reason) for a in arrays]
         plan = self.plan
@@ -742,43 +941,63 @@ class _Trace:
                 if plan.stages:
                     values = dict(zip(self.array_params, natives, strict=True))
                     values.update(zip(self.scalar_params, scalars, strict=True))
-                    outs = plan.run_host(values)
+                    outs = plan.run_host(values, threads)
                 else:
                     outs = plan.direct(*natives, *scalars)
             else:
-                compiled = self._compiled(scalars)
+                key = tuple([(type(s), repr(s)) for s in scalars]) if scalars else ()
+                last_key, compiled = self._last
+                if last_key != key:
+                    compiled = self._compiled(key, scalars)
                 with self.backend.compute_context(dev):
                     outs = compiled(*natives) if compiled is not None else plan.direct(*natives, *scalars)
         except Exception:
             return _EAGER_RERUN  # the eager call gives its own error (or warnings), once
-        made: dict[int, Any] = {}
-        results = []
-        for slot, out in zip(self.outputs, outs, strict=True):
-            if slot in made:
-                results.append(made[slot])
-                continue
-            if slot in self.array_params:
-                res: Any = arrays[self.array_params.index(slot)]  # eager returns the argument itself
-            else:
+        results: list[Any] = []
+        for (how, what), out in zip(self._made, outs, strict=True):
+            if how == 0:  # a new array: its dtype is the trace's, a device result never aliases an input
+                res: Any = _dispatch.adopted(out, dev, what)
+            elif how == 1:  # a host result: NumPy's may be a view or a scalar
                 res = _dispatch.wrap_result(out, dev, natives)
-            made[slot] = res
+            elif how == 2:  # eager returns the argument itself
+                res = arrays[what]
+            else:  # an output given twice: the same array
+                res = results[what]
             results.append(res)
         return results[0] if self.single else tuple(results)
 
-    def _compiled(self, scalars: list[Any]) -> Callable[..., Any] | None:
+    def _results(self, rec: _Recording) -> list[tuple[int, Any]]:
+        """How each output becomes a result (see :meth:`run`)."""
+        dtypes = {n.slot: n.dtype for n in rec.nodes}
+        made: list[tuple[int, Any]] = []
+        for i, slot in enumerate(self.outputs):
+            if slot in self.outputs[:i]:
+                made.append((3, self.outputs.index(slot)))
+            elif slot in self.array_params:
+                made.append((2, self.array_params.index(slot)))
+            elif self.dev is not CPU and not self.backend.results_alias:
+                made.append((0, dtypes[slot]))
+            else:
+                made.append((1, None))
+        return made
+
+    def _compiled(self, key: tuple, scalars: list[Any]) -> Callable[..., Any] | None:
         """The backend's compiled kernel for these scalar values (constants of
-        the graph), verified on the samples; None where there is none."""
+        the graph, keyed on their type and exact value: ``repr`` tells -0.0
+        from 0.0), verified on the samples; None where there is none."""
         plan = self.plan
-        key = tuple((type(s), s) for s in scalars)
         with plan.lock:
-            if key in plan.compiled:
+            found = key in plan.compiled
+            if found:
                 plan.compiled.move_to_end(key)
-                return plan.compiled[key]
-        compiled = self._compile(scalars)
-        with plan.lock:
-            plan.compiled[key] = compiled
-            while len(plan.compiled) > _COMPILED_PER_SIGNATURE:
-                plan.compiled.popitem(last=False)
+                compiled = plan.compiled[key]
+        if not found:
+            compiled = self._compile(scalars)
+            with plan.lock:
+                plan.compiled[key] = compiled
+                while len(plan.compiled) > _COMPILED_PER_SIGNATURE:
+                    plan.compiled.popitem(last=False)
+        self._last = (key, compiled)  # one assignment: a reader sees the old pair or the new
         return compiled
 
     def _compile(self, scalars: list[Any]) -> Callable[..., Any] | None:
@@ -832,9 +1051,12 @@ class FusedFunction(Generic[P, R]):
     ``cache_size`` kept, least recently used dropped first).
     """
 
-    def __init__(self, fn: Callable[P, R], cache_size: int = 128) -> None:
+    def __init__(self, fn: Callable[P, R], cache_size: int = 128, threads: int | None = None) -> None:
         if cache_size < 1:
             raise ValueError(f"fuse: cache_size must be at least 1, not {cache_size}")
+        if threads is not None and (type(threads) is not int or threads < 1):
+            raise ValueError(f"fuse: threads must be a positive int or None, not {threads!r}")
+        self._threads = THREADS if threads is None else threads
         functools.update_wrapper(self, fn)
         self._fn = fn
         self._cache_size = cache_size
@@ -877,7 +1099,7 @@ class FusedFunction(Generic[P, R]):
             self._warn(trace.reason)
             return self._fn(*args, **kwargs)
         arrays, scalars = self._split(args, kwargs)
-        result = trace.run(arrays, scalars, self._reason)
+        result = trace.run(arrays, scalars, self._reason, self._threads)
         if result is _EAGER_RERUN:
             return self._fn(*args, **kwargs)
         if trace.refused is not None:
@@ -1000,23 +1222,26 @@ _DECORATOR: Any = object()  # fuse() called without a function: @fuse(cache_size
 
 
 @overload
-def fuse(fn: Callable[P, R], /, *, cache_size: int = 128) -> FusedFunction[P, R]: ...
+def fuse(fn: Callable[P, R], /, *, cache_size: int = 128, threads: int | None = None) -> FusedFunction[P, R]: ...
 
 
 @overload
-def fuse(*, cache_size: int = 128) -> Callable[[Callable[P, R]], FusedFunction[P, R]]: ...
+def fuse(*, cache_size: int = 128, threads: int | None = None) -> Callable[[Callable[P, R]], FusedFunction[P, R]]: ...
 
 
-def fuse(fn: Any = _DECORATOR, /, *, cache_size: int = 128) -> Any:
+def fuse(fn: Any = _DECORATOR, /, *, cache_size: int = 128, threads: int | None = None) -> Any:
     """Fuse a function of arrays written against the namespace (``xp.sin``,
     ``xp.where``, ``xp.sum``, the operators, Python scalars): elementwise
     chains run as one pass over the data on the arrays' device, with the
     result, dtype, device and errors of calling ``fn`` eagerly.
 
-    Usable as ``@fuse`` or ``@fuse(cache_size=...)``.  ``fn`` is traced once
-    per signature (shapes, dtypes, devices, kinds of Python scalars); the
-    last ``cache_size`` signatures are kept.  Arguments are read at each
-    call.  What cannot be fused runs eagerly with a :class:`FuseWarning`.
+    Usable as ``@fuse`` or ``@fuse(cache_size=..., threads=...)``.  ``fn``
+    is traced once per signature (shapes, dtypes, devices, kinds of Python
+    scalars); the last ``cache_size`` signatures are kept.  Arguments are
+    read at each call.  What cannot be fused runs eagerly with a
+    :class:`FuseWarning`.  ``threads``: how many threads evaluate a large
+    host computation (``THREADS`` by default; the result is the same bit for
+    bit in any number).
 
     Example
     -------
@@ -1028,7 +1253,7 @@ def fuse(fn: Any = _DECORATOR, /, *, cache_size: int = 128) -> Any:
     3.25
     """
     if fn is _DECORATOR:
-        return lambda f: fuse(f, cache_size=cache_size)
+        return lambda f: fuse(f, cache_size=cache_size, threads=threads)
     if not callable(fn):
         raise TypeError(f"fuse: expected a function, got {type(fn).__name__}")
-    return FusedFunction(fn, cache_size)
+    return FusedFunction(fn, cache_size, threads)
