@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from . import _dispatch
+import numpy as np
+
+from . import _dispatch, _rules
 from ._array import UnifiedArray
+
+_INDEX = np.dtype(np.int64)
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -61,6 +65,17 @@ def searchsorted(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.searchsorted.html
     """
+    if type(x2) is not UnifiedArray and type(x1) is UnifiedArray:
+        # A Python scalar: the rules' kind and range (one outside an integer
+        # x1's range sorts before or after every element).
+        constant = _rules.binary_scalar("less", x1.dtype, x2)
+        if constant is not None:
+            place = x1.shape[-1] if constant and x1.ndim else 0
+            return _dispatch.scalar_array(place, _INDEX, x1.device)
+        dt = _rules.result_type(x1.dtype, x2)
+        if dt != x1.dtype:
+            x1 = _dispatch.call("astype", (x1, dt), {"copy": False})
+        x2 = _dispatch.scalar_array(_rules.element(dt, x2, "searchsorted"), dt, x1.device)
     return _dispatch.call("searchsorted", (x1, x2), {"side": side, "sorter": sorter})
 
 
@@ -69,4 +84,20 @@ def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.where.html
     """
+    _dispatch.require_arrays("where", condition)
+    t1, t2 = type(x1) is UnifiedArray, type(x2) is UnifiedArray
+    if t1 and t2:
+        _rules.binary_arrays("where", x1.dtype, x2.dtype)
+    elif t1 or t2:
+        arr, value = (x1, x2) if t1 else (x2, x1)
+        dt = _rules.where_scalar(arr.dtype, value)
+        if dt != arr.dtype:
+            arr = _dispatch.call("astype", (arr, dt), {"copy": False})
+        value = _rules.element(dt, value, "where")
+        x1, x2 = (arr, value) if t1 else (value, arr)
+    else:
+        dt = _rules.where_scalars(x1, x2)
+        dev = condition.device
+        x1 = _dispatch.scalar_array(_rules.element(dt, x1, "where"), dt, dev)
+        x2 = _dispatch.scalar_array(_rules.element(dt, x2, "where"), dt, dev)
     return _dispatch.call("where", (condition, x1, x2))

@@ -7,11 +7,19 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from . import _dispatch
+from . import _dispatch, _rules
 from ._array import UnifiedArray
 from ._data_types import DType
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
+
+
+def _cumulative(name: str, x: UnifiedArray, axis: int | None, dtype: DType | None, include_initial: bool) -> UnifiedArray:
+    if type(x) is UnifiedArray and x.ndim == 0 and axis is None:
+        # The rules' answer for a 0-d array: the 1-d array of its element, on every device.
+        _rules.cumulative_of_0d(name, include_initial)
+        x, axis = _dispatch.reshaped(x, (1,)), 0
+    return _dispatch.call(name, (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
 
 
 def cumulative_prod(
@@ -21,7 +29,7 @@ def cumulative_prod(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_prod.html
     """
-    return _dispatch.call("cumulative_prod", (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
+    return _cumulative("cumulative_prod", x, axis, dtype, include_initial)
 
 
 def cumulative_sum(
@@ -31,7 +39,7 @@ def cumulative_sum(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_sum.html
     """
-    return _dispatch.call("cumulative_sum", (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
+    return _cumulative("cumulative_sum", x, axis, dtype, include_initial)
 
 
 def max(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
