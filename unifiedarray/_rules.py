@@ -65,6 +65,7 @@ from ._dtypes import default_complex, default_float, default_int
 __all__ = [
     "StrictModeError",
     "arange_dtype",
+    "arange_length",
     "arange_plan",
     "binary_arrays",
     "binary_scalar",
@@ -648,7 +649,12 @@ def arange_dtype(start: Any, stop: Any, step: Any, dev: Device) -> np.dtype:
     """``arange``'s dtype when none is given: NumPy's (int64 for ints, the
     default float for a float, uint64 or float64 for ints past int64 as
     NumPy gives them); an int NumPy would hold only as an object is an
-    ``OverflowError``, and so is any int past int64 in strict mode."""
+    ``OverflowError``, and so is any int past int64 in strict mode (after
+    the length's errors, as NumPy checks them first)."""
+    if stop is None:
+        arange_length(0, start, step)
+    else:
+        arange_length(start, stop, step)
     dts = []
     for v in (start, stop, step):
         if v is None:
@@ -698,8 +704,19 @@ def arange_plan(start: Any, stop: Any, step: Any, dtype: np.dtype) -> ArangePlan
     """
     if stop is None:
         start, stop = 0, start
+    n = arange_length(start, stop, step)
+    if dtype.kind == "b" and n > 2:
+        raise TypeError("arange() is only supported for booleans when the result has at most length 2.")
+    first = _numpy_element(dtype, start, "arange", _setitem_element) if n else dtype.type(0)
+    second = _numpy_element(dtype, start + step, "arange", _setitem_element) if n > 1 else first
+    return ArangePlan(n, dtype, first, second)
+
+
+def arange_length(start: Any, stop: Any, step: Any) -> int:
+    """``arange``'s length, as NumPy computes it, and its errors (a zero
+    step, a NaN or infinite length, more elements than an array holds)."""
     for v in (start, stop, step):
-        if not isinstance(v, PY_SCALARS + (np.generic,)):
+        if not isinstance(v, (*PY_SCALARS, np.generic)):
             raise TypeError(f"arange: expected Python scalars, got {type(v).__name__}")
     if step == 0:
         raise ZeroDivisionError("arange: step must not be zero")
@@ -717,11 +734,7 @@ def arange_plan(start: Any, stop: Any, step: Any, dtype: np.dtype) -> ArangePlan
     n = builtins.max(0, math.ceil(q))
     if n > _INT64_MAX:
         raise ValueError("arange: Maximum allowed size exceeded")
-    if dtype.kind == "b" and n > 2:
-        raise TypeError("arange() is only supported for booleans when the result has at most length 2.")
-    first = _numpy_element(dtype, start, "arange", _setitem_element) if n else dtype.type(0)
-    second = _numpy_element(dtype, start + step, "arange", _setitem_element) if n > 1 else first
-    return ArangePlan(n, dtype, first, second)
+    return n
 
 
 def cumulative_of_0d(op: str, include_initial: bool) -> None:

@@ -16,12 +16,16 @@ from typing import Any
 import mlx.core as mx
 import numpy as np
 
+from ... import _rules
+from ..._devices import MLX as _MLX
+
 from ._core import (
     BOOL,
     COMPLEX64,
     DEFAULT_COMPLEX,
     DEFAULT_FLOAT,
     DEFAULT_INT,
+    FLOAT32,
     FLOAT64,
     Array,
     as_np_dtype,
@@ -148,7 +152,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = N
         return mx.eye(n, m, k=k, dtype=mdt)
 
 
-_INT62 = 2**62
+_FLOAT16 = np.dtype(np.float16)
 
 
 def arange(
@@ -160,27 +164,34 @@ def arange(
     dtype: Any = None,
     device: Any = None,
 ) -> Array:
-    """Array API ``arange``: ``ceil((stop - start) / step)`` elements
-    ``start + i * step``, computed in int64 (integer arguments) or float64,
-    then cast to ``dtype``."""
-    if stop is None:
-        start, stop = 0, start
-    if step == 0:
-        raise ZeroDivisionError("mlx arange: step must not be zero")  # NumPy's class
-    all_int = all(isinstance(v, (builtins.int, np.integer)) for v in (start, stop, step))
-    dt, mdt = _dtype(dtype, DEFAULT_INT if all_int else DEFAULT_FLOAT, "arange")
-    # An exact ceiling for ints; floats as NumPy computes it.
-    n = builtins.max(0, -((start - stop) // step)) if all_int else builtins.max(0, math.ceil((stop - start) / step))
-    if n > _INT64_MAX:
-        raise ValueError(f"mlx arange: {n} elements is more than an array can hold")  # NumPy's class
-    with cpu_if(dt, FLOAT64):
+    """Array API ``arange``, as the rules compute it
+    (:func:`unifiedarray._rules.arange_plan`: NumPy's length, first two
+    elements and errors): element i > 1 is ``first + i * (second - first)``
+    in the result's dtype, so integers are exact over the whole int64 and
+    uint64 range (float16 is computed in float32, as NumPy does)."""
+    if dtype is None:
+        dt = _rules.arange_dtype(start, stop, step, _MLX)
+    else:
+        dt = as_np_dtype(dtype)
+    mdt = check_holdable("arange", dt)
+    plan = _rules.arange_plan(start, stop, step, dt)
+    n = plan.n
+    work = FLOAT32 if dt == _FLOAT16 else dt
+    with cpu_if(dt):
         if n == 0:
             return mx.zeros((0,), dtype=mdt)
+        # From NumPy arrays of the exact dtype (MLX would take a NumPy float64 scalar as float32).
+        wdt = check_holdable("arange", work)
+        first = mx.array(np.asarray(plan.first, dtype=work), dtype=wdt)
+        if n == 1:
+            return first.reshape(1).astype(mdt)
+        second = mx.array(np.asarray(plan.second, dtype=work), dtype=wdt)
+        if dt.kind == "b":
+            return mx.concatenate([first.reshape(1), second.reshape(1)]).astype(mdt)
         idx = mx.arange(n, dtype=mx.int64)
-        if all_int and builtins.max(abs(start), abs(stop), abs(step)) < _INT62:
-            out = idx * step + start
-        else:
-            out = idx.astype(mx.float64) * scalar(step, FLOAT64) + scalar(start, FLOAT64)
+        out = first + idx.astype(first.dtype) * (second - first)
+        # Elements 0 and 1 are the converted start and start + step, exactly (inf - inf is no step).
+        out = mx.where(idx == 0, first, mx.where(idx == 1, second, out))
         return out if out.dtype == mdt else out.astype(mdt)
 
 
