@@ -102,7 +102,7 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: DeviceLike |
         if dtype is None:
             dtype = fill_value.dtype
         fill_value = fill_value._scalar("full")
-    dt = _dtype_or(dtype, _rules.scalar_dtype(fill_value, dev, "full"), dev)
+    dt = _rules.scalar_dtype(fill_value, dev, "full") if dtype is None else as_dtype(dtype, dev)
     return _create("full", dev, shape, _rules.fill_value(dt, fill_value, "full"), dtype=dt)
 
 

@@ -175,6 +175,7 @@ _CATEGORY_NAMES = {
     _FLOAT: "floating-point",
     _REAL_FLOAT: "real floating-point",
     _ANY: "any",
+    "c": "complex floating-point",
 }
 
 #: The standard's dtype category of each elementwise function (the dtype
@@ -187,11 +188,11 @@ CATEGORIES: dict[str, str] = {
     "bitwise_right_shift": _INT, "bitwise_xor": _INT_BOOL, "ceil": _REAL, "clip": _REAL, "conj": _NUMERIC,
     "copysign": _REAL_FLOAT, "cos": _FLOAT, "cosh": _FLOAT, "divide": _FLOAT, "equal": _ANY, "exp": _FLOAT,
     "expm1": _FLOAT, "floor": _REAL, "floor_divide": _REAL, "greater": _REAL, "greater_equal": _REAL,
-    "hypot": _REAL_FLOAT, "imag": _FLOAT, "isfinite": _NUMERIC, "isinf": _NUMERIC, "isnan": _NUMERIC,
+    "hypot": _REAL_FLOAT, "imag": "c", "isfinite": _NUMERIC, "isinf": _NUMERIC, "isnan": _NUMERIC,
     "less": _REAL, "less_equal": _REAL, "log": _FLOAT, "log1p": _FLOAT, "log2": _FLOAT, "log10": _FLOAT,
     "logaddexp": _REAL_FLOAT, "logical_and": _BOOL, "logical_not": _BOOL, "logical_or": _BOOL,
     "logical_xor": _BOOL, "maximum": _REAL, "minimum": _REAL, "multiply": _NUMERIC, "negative": _NUMERIC,
-    "nextafter": _REAL_FLOAT, "not_equal": _ANY, "positive": _NUMERIC, "pow": _NUMERIC, "real": _FLOAT,
+    "nextafter": _REAL_FLOAT, "not_equal": _ANY, "positive": _NUMERIC, "pow": _NUMERIC, "real": _NUMERIC,
     "reciprocal": _FLOAT, "remainder": _REAL, "round": _NUMERIC, "sign": _NUMERIC, "signbit": _REAL_FLOAT,
     "sin": _FLOAT, "sinh": _FLOAT, "sqrt": _FLOAT, "square": _NUMERIC, "subtract": _NUMERIC, "tan": _FLOAT,
     "tanh": _FLOAT, "trunc": _REAL, "matmul": _NUMERIC,
@@ -740,9 +741,9 @@ def arange_length(start: Any, stop: Any, step: Any) -> int:
 def cumulative_of_0d(op: str, include_initial: bool) -> None:
     """A cumulative sum or product of a 0-d array: NumPy 2 takes it as the
     1-d array of its one element (``[x]``, ``[0, x]`` with
-    ``include_initial``); strict mode refuses ``include_initial`` there
-    (array-api-strict's ``ValueError``)."""
-    if include_initial and ACTIVE[0] and is_strict():
+    ``include_initial``); strict mode refuses a product, and a sum with
+    ``include_initial`` (array-api-strict's ``ValueError``)."""
+    if (include_initial or op == "cumulative_prod") and ACTIVE[0] and is_strict():
         raise ValueError(f"{op}: include_initial on a 0-d array (strict mode: not defined by the standard)")
 
 

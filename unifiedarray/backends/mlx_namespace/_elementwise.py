@@ -514,7 +514,12 @@ def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[
         if plan is None:
             if not (is_array(x1) or is_array(x2)):
                 raise TypeError(f"mlx {name}: at least one argument must be an mlx array")
-            plan = plans[key] = _plan(name, (x1, x2))
+            try:
+                plan = plans[key] = _plan(name, (x1, x2))
+            except TypeError:
+                if is_array(x1) and is_array(x2):
+                    np.broadcast_shapes(x1.shape, x2.shape)  # shapes first, as the host checks them
+                raise
         if plan.special:
             with cpu_if(FLOAT64):
                 return _BOOL_OF_COMPLEX128[name](_parts64(x1), _parts64(x2))
