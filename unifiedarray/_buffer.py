@@ -64,9 +64,9 @@ from typing import Any
 
 import numpy as np
 
+from . import _rules
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import transfer
-from . import _rules
 from ._policy import check_transfer
 from .backends import _registry, backend_for, backend_of_native
 

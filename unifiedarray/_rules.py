@@ -276,9 +276,13 @@ def _scalar_plan(op: str, dtype: np.dtype, ptype: type, strict_mode: bool) -> An
         if cat is not None and kind not in cat:
             return _Refuse(TypeError, str(_category_error(op, dtype)))
         if skind == "b" and kind != "b":
-            return _Refuse(TypeError, f"{op}: a Python bool with a {dtype.name} array (strict mode: bool with bool only)")
+            return _Refuse(
+                TypeError, f"{op}: a Python bool with a {dtype.name} array (strict mode: bool with bool only)"
+            )
         if skind == "i" and kind == "b":
-            return _Refuse(TypeError, f"{op}: a Python int with a bool array (strict mode: not defined by the standard)")
+            return _Refuse(
+                TypeError, f"{op}: a Python int with a bool array (strict mode: not defined by the standard)"
+            )
         if skind in "fc" and kind not in "fc":
             return _Refuse(
                 TypeError,
@@ -574,6 +578,8 @@ def clip_plan(dtype: np.dtype, lo: Any, hi: Any, lo_dtype: np.dtype | None, hi_d
     for name, bound, bdt in (("min", lo, lo_dtype), ("max", hi, hi_dtype)):
         if bound is None:
             continue
+        if bdt is None and isinstance(bound, (np.generic, np.ndarray)):
+            bdt = bound.dtype  # a NumPy scalar (one the rules converted) or 0-d array: its own dtype
         if bdt is None and not isinstance(bound, PY_SCALARS):
             raise TypeError(f"clip: {name} must be None, a Python scalar or an array, not {type(bound).__name__}")
         bkind = bdt.kind if bdt is not None else scalar_kind(bound)

@@ -14,7 +14,9 @@ from ._data_types import DType
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
 
 
-def _cumulative(name: str, x: UnifiedArray, axis: int | None, dtype: DType | None, include_initial: bool) -> UnifiedArray:
+def _cumulative(
+    name: str, x: UnifiedArray, axis: int | None, dtype: DType | None, include_initial: bool
+) -> UnifiedArray:
     if type(x) is UnifiedArray and x.ndim == 0 and axis is None:
         # The rules' answer for a 0-d array: the 1-d array of its element, on every device.
         _rules.cumulative_of_0d(name, include_initial)

@@ -18,7 +18,6 @@ import numpy as np
 
 from ... import _rules
 from ..._devices import MLX as _MLX
-
 from ._core import (
     BOOL,
     COMPLEX64,
@@ -169,10 +168,7 @@ def arange(
     elements and errors): element i > 1 is ``first + i * (second - first)``
     in the result's dtype, so integers are exact over the whole int64 and
     uint64 range (float16 is computed in float32, as NumPy does)."""
-    if dtype is None:
-        dt = _rules.arange_dtype(start, stop, step, _MLX)
-    else:
-        dt = as_np_dtype(dtype)
+    dt = _rules.arange_dtype(start, stop, step, _MLX) if dtype is None else as_np_dtype(dtype)
     mdt = check_holdable("arange", dt)
     plan = _rules.arange_plan(start, stop, step, dt)
     n = plan.n

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import contextlib
 import math
-import operator
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import mlx.core as mx
 import numpy as np
 
+from ... import _rules
 from ._core import (
     BOOL,
     FLOAT64,
@@ -505,11 +505,17 @@ def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[
     direct: set[Any] = set()
     judged: set[Any] = set()
 
+    compares = name in _rules.COMPARISONS
+
     def fn(x1: Any, x2: Any, /) -> Array:
         key = (_signature(x1), _signature(x2))
         if key in direct:
             res = impl(x1, x2)
             return fresh(res) if res is x1 or res is x2 else res
+        if compares and (type(x1) is int or type(x2) is int):
+            constant = _int_comparison(name, x1, x2)
+            if constant is not None:
+                return constant
         plan = plans.get(key)
         if plan is None:
             if not (is_array(x1) or is_array(x2)):
@@ -535,6 +541,17 @@ def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Array API ``{name}`` on MLX arrays (Python scalars allowed, weakly typed)."
     return fn
+
+
+def _int_comparison(name: str, x1: Any, x2: Any) -> Array | None:
+    """An array compared with a Python int: the rules' answer
+    (:func:`unifiedarray._rules.binary_scalar`) where it is a constant (an
+    int outside the array's range), else None."""
+    arr, value, reflected = (x1, x2, False) if is_array(x1) else (x2, x1, True)
+    if not is_array(arr):
+        return None
+    constant = _rules.binary_scalar(name, dtype_of(arr), value, reflected)
+    return None if constant is None else mx.full(arr.shape, constant, dtype=mx.bool_)
 
 
 _NO_CONTEXT = contextlib.nullcontext()
@@ -614,9 +631,19 @@ FUNCTIONS["pow"] = _integer_pow(FUNCTIONS["pow"])
 
 
 def clip(x: Array, /, min: Any | None = None, max: Any | None = None) -> Array:
-    """Array API ``clip``: the result keeps ``x``'s dtype; NaN in ``x``,
-    ``min`` or ``max`` gives NaN."""
+    """Array API ``clip``: the result keeps ``x``'s dtype, except where the
+    rules say otherwise (:func:`unifiedarray._rules.clip_plan`: bounds of
+    another kind give NumPy's dtype; a Python int bound outside x's range
+    clips nothing or cannot be held); NaN in ``x``, ``min`` or ``max``
+    gives NaN."""
     require_array(x, "clip")
+    plan = _rules.clip_plan(
+        dtype_of(x), min, max, dtype_of(min) if is_array(min) else None, dtype_of(max) if is_array(max) else None
+    )
+    if plan.dtype.kind == "c":
+        raise TypeError("mlx clip: complex input is not ordered")
+    x = cast(x, plan.dtype, "clip")
+    min, max = plan.min, plan.max
     bounds = [b.dtype for b in (min, max) if is_array(b)]  # type: ignore[union-attr]
     with cpu_if(x.dtype, *bounds, *(common_dtype(x, b) for b in (min, max) if is_array(b))):
         return _clip(x, min, max)
@@ -637,19 +664,7 @@ def _clip(x: Array, min: Any | None, max: Any | None) -> Array:
             check_holdable("clip", common)
             out = pick(cast(out, common, "clip"), cast(bound, common, "clip"))
             continue
-        if dt.kind in "iu" and isinstance(bound, float) and not math.isfinite(bound):
-            if math.isnan(bound):
-                raise ValueError("mlx clip: a NaN bound for an integer array")
-            continue  # an infinite bound clips nothing
-        if dt.kind in "iu":
-            try:
-                bound = operator.index(bound)  # exact, for ints and integer scalars above 2**53 too
-            except TypeError:
-                bound = math.floor(bound) if pick is mx.minimum else math.ceil(bound)
-            info = np.iinfo(dt)
-            bound = int(info.min) if bound < info.min else int(info.max) if bound > info.max else bound
-        elif dt == BOOL:
-            bound = bool(bound)
+        # The rules' plan made the bound x's kind, in x's range.
         out = pick(out, scalar(bound, dtype_of(out), "clip"))
     if dtype_of(out) != dt:
         out = out.astype(x.dtype)
