@@ -153,8 +153,9 @@ def linspace(
 ) -> UnifiedArray:
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     dev = _device(device)
+    default = _rules.linspace_dtype(start, stop, dev)  # the bounds checked, given a dtype or not
     if dtype is None:
-        dtype = _rules.linspace_dtype(start, stop, dev)
+        dtype = default
     return _create("linspace", dev, start, stop, num, dtype=as_dtype(dtype, dev), endpoint=endpoint)
 
 

@@ -737,6 +737,7 @@ def binary_function(name: str, x1: Any, x2: Any) -> UnifiedArray:
 def inplace(x: UnifiedArray, y: Any, name: str) -> Any:
     """``x <op>= y``: computed as ``x <op> y``, written into x through the
     buffer.  The dtype and shape must stay x's."""
+    _rules.inplace_operand(name, x._buf._dtype, y)  # the cast into x, checked before anything runs
     if _inplace_on_host(x, y, name):
         return x
     res = operate(x, y, name)

@@ -75,9 +75,11 @@ __all__ = [
     "cumulative_of_0d",
     "element",
     "fill_value",
+    "inplace_operand",
     "inplace_result",
     "is_strict",
     "linspace_dtype",
+    "outside_standard",
     "result_type",
     "scalar_dtype",
     "set_strict",
@@ -154,6 +156,13 @@ def strict(flag: bool = True) -> Iterator[None]:
         _LOCAL.strict = previous
         with _ACTIVE_LOCK:
             ACTIVE[0] -= 1
+
+
+def outside_standard(name: str) -> None:
+    """In strict mode, :class:`StrictModeError` for ``name``, something the
+    2025.12 standard does not have (a NumPy extension, ``divmod``)."""
+    if ACTIVE[0] and is_strict():
+        raise StrictModeError(f"{name} is not in the 2025.12 Array API standard (strict mode)")
 
 
 # -- operation classes and the standard's dtype categories ----------------------------------
@@ -261,14 +270,14 @@ class _Refuse(NamedTuple):
 
 _PASS = None  # the backend takes the value as it is
 # (op, dtype, scalar type, strict) -> _PASS, a _Range or a _Refuse
-_SCALAR_PLANS: dict[tuple[str, np.dtype, type, bool], Any] = {}
+_SCALAR_PLANS: dict[tuple[str, np.dtype, type, bool, bool], Any] = {}
 
 # x <op> v for v above x's range; below it, the value for the mirrored order.
 _ABOVE = {"less": True, "less_equal": True, "greater": False, "greater_equal": False, "equal": False, "not_equal": True}
 _MIRROR = {"less": "greater", "less_equal": "greater_equal", "greater": "less", "greater_equal": "less_equal"}
 
 
-def _scalar_plan(op: str, dtype: np.dtype, ptype: type, strict_mode: bool) -> Any:
+def _scalar_plan(op: str, dtype: np.dtype, ptype: type, strict_mode: bool, reflected: bool) -> Any:
     kind = dtype.kind
     skind = scalar_kind(ptype())
     if strict_mode:
@@ -292,17 +301,40 @@ def _scalar_plan(op: str, dtype: np.dtype, ptype: type, strict_mode: bool) -> An
         if skind == "i" and kind in "iu":
             return _Range(*_int_range(dtype), dtype, None)
     else:
-        if op in BITWISE and skind in "fc":
-            return _Refuse(TypeError, f"{op}: not defined for a Python {ptype.__name__} (an integer operation)")
+        # NumPy 2: the scalar takes the dtype of the loop NumPy picks for
+        # the operation (uint8 + int: uint8; atan2(int8, int): float16;
+        # bool & int: int64; logical_xor(int8, int): bool), and must fit it.
+        loop = _loop_dtype(op, dtype, ptype, reflected)
+        if isinstance(loop, _Refuse):
+            return loop
         if skind == "i":
-            if kind in "iu":
-                return _Range(*_int_range(dtype), dtype, op if op in COMPARISONS else None)
-            if kind == "b":
-                # NumPy: the int is an int64 (the default integer), in every operation.
+            if loop.kind in "iu":
+                compares = op in COMPARISONS and kind in "iu"  # NumPy answers these for any int
+                return _Range(*_int_range(loop), loop, op if compares else None)
+            if loop.kind in "fc":
+                return _Range(-_FLOAT_MAX_INT, _FLOAT_MAX_INT, loop, None)
+            if loop.kind == "b":  # logical_*: NumPy takes the int as an int64 first, then its truth
                 return _Range(_INT64_MIN, _INT64_MAX, _INT64, None)
+        return _PASS
     if skind == "i" and kind in "fc":
         return _Range(-_FLOAT_MAX_INT, _FLOAT_MAX_INT, dtype, None)
     return _PASS
+
+
+def _loop_dtype(op: str, dtype: np.dtype, ptype: type, reflected: bool) -> Any:
+    """The dtype NumPy 2 converts a Python scalar of ``ptype`` to when it
+    meets an array of ``dtype`` in ``op``: the input dtype of the ufunc's
+    loop (a ``_Refuse`` where there is none), or, for what is not a ufunc
+    (``where``, ``searchsorted``, ``result_type``), the weak promotion."""
+    ufunc = getattr(np, op, None)
+    if isinstance(ufunc, np.ufunc) and ufunc.nin == 2:
+        try:
+            other = _BOOL_DT if ptype is builtins.bool else ptype  # a Python bool is a bool (the lowest kind)
+            loop = ufunc.resolve_dtypes((other, dtype, None) if reflected else (dtype, other, None))
+        except Exception as exc:  # NumPy's no-loop error
+            return _Refuse(TypeError, f"{op}: not defined for a {dtype.name} array and a Python {ptype.__name__}: {exc}")
+        return loop[0] if reflected else loop[1]
+    return np.result_type(dtype, ptype(0))
 
 
 def binary_scalar(op: str, dtype: np.dtype, value: Any, reflected: bool = False) -> bool | None:
@@ -325,11 +357,11 @@ def binary_scalar(op: str, dtype: np.dtype, value: Any, reflected: bool = False)
     True
     """
     strict_mode = bool(ACTIVE[0]) and is_strict()
-    key = (op, dtype, type(value), strict_mode)
+    key = (op, dtype, type(value), strict_mode, reflected)
     try:
         plan = _SCALAR_PLANS[key]
     except KeyError:
-        plan = _SCALAR_PLANS[key] = _scalar_plan(op, dtype, type(value), strict_mode)
+        plan = _SCALAR_PLANS[key] = _scalar_plan(op, dtype, type(value), strict_mode, reflected)
     if plan is _PASS:
         return None
     if type(plan) is _Refuse:
@@ -409,6 +441,27 @@ def inplace_result(op: str, x_dtype: np.dtype, result: np.dtype) -> None:
             f"in-place {op}: cannot cast the {result.name} result into a {x_dtype.name} array with "
             f"casting rule 'same_kind'"
         )
+
+
+def inplace_operand(op: str, x_dtype: np.dtype, other: Any) -> None:
+    """``x <op>= other`` before anything is computed: where the result's
+    dtype is known from the dtypes alone (NumPy's ufunc loop for ``op``),
+    the cast into x is checked first, as NumPy checks it (``bool_x **= -1``
+    is the cast's ``TypeError``, not the negative power's ``ValueError``)."""
+    t = type(other)
+    if t in PY_SCALARS:
+        binary_scalar(op, x_dtype, other)  # the scalar's kind and range first, as NumPy converts it first
+    ufunc = getattr(np, op, None)
+    if not isinstance(ufunc, np.ufunc) or ufunc.nin != 2:
+        return
+    spec = other.dtype if hasattr(other, "dtype") else _BOOL_DT if t is builtins.bool else t
+    if not isinstance(spec, np.dtype) and spec not in PY_SCALARS:
+        return
+    try:
+        out = ufunc.resolve_dtypes((x_dtype, spec, None))[-1]
+    except Exception:
+        return  # no loop: the operation itself gives the error
+    inplace_result(op, x_dtype, out)
 
 
 def cast_into(src: np.dtype, dst: np.dtype, op: str, casting: str = "unsafe") -> bool:
@@ -584,6 +637,8 @@ def clip_plan(dtype: np.dtype, lo: Any, hi: Any, lo_dtype: np.dtype | None, hi_d
             raise TypeError(f"clip: {name} must be None, a Python scalar or an array, not {type(bound).__name__}")
         bkind = bdt.kind if bdt is not None else scalar_kind(bound)
         if strict_mode:
+            if bdt is None and type(bound) not in (builtins.int, builtins.float):
+                raise TypeError(f"clip: {name} must be None, an int, a float or an array (strict mode)")
             if bdt is not None:
                 check_kind("clip", bdt)
             if kind in "iu" and bkind in "fc":
@@ -629,8 +684,8 @@ def _same_kind(kind: str) -> str:
 def scalar_dtype(value: Any, dev: Device, op: str = "asarray") -> np.dtype:
     """The dtype a Python scalar becomes (``asarray``, ``full`` without
     ``dtype=``): bool, int64, float64, the device's default complex; an int
-    in [2**63, 2**64) is uint64 (NumPy's answer; strict mode: an
-    ``OverflowError``, as array-api-strict), further out an
+    in [2**63, 2**64) is uint64 (NumPy's answer; strict mode's ``full``:
+    an ``OverflowError``, as array-api-strict), further out an
     ``OverflowError``.
 
     >>> from unifiedarray._devices import CPU
@@ -642,7 +697,7 @@ def scalar_dtype(value: Any, dev: Device, op: str = "asarray") -> np.dtype:
     if isinstance(value, builtins.int):
         if _INT64_MIN <= value <= _INT64_MAX:
             return default_int(dev)
-        if 0 <= value < 2**64 and not is_strict():
+        if 0 <= value < 2**64 and not (op == "full" and is_strict()):  # array-api-strict: asarray only
             return _UINT64
         raise OverflowError(f"{op}: Python int {value} is too large for the default integer dtype (int64)")
     if isinstance(value, builtins.float):
@@ -723,8 +778,8 @@ def arange_length(start: Any, stop: Any, step: Any) -> int:
     """``arange``'s length, as NumPy computes it, and its errors (a zero
     step, a NaN or infinite length, more elements than an array holds)."""
     for v in (start, stop, step):
-        if not isinstance(v, (*PY_SCALARS, np.generic)):
-            raise TypeError(f"arange: expected Python scalars, got {type(v).__name__}")
+        if not isinstance(v, (*PY_SCALARS, np.generic)) or isinstance(v, (builtins.complex, np.complexfloating)):
+            raise TypeError(f"arange: expected real Python scalars, got {type(v).__name__}")
     if step == 0:
         raise ZeroDivisionError("arange: step must not be zero")
     # NumPy's length: ceil of the true quotient (a correctly rounded float,
@@ -755,10 +810,13 @@ def cumulative_of_0d(op: str, include_initial: bool) -> None:
 
 def linspace_dtype(start: Any, stop: Any, dev: Device) -> np.dtype:
     """``linspace``'s dtype when none is given: the default complex dtype for
-    a complex bound, else the default float."""
+    a complex bound, else the default float.  An int bound no NumPy integer
+    holds is NumPy's ``TypeError``."""
     for v in (start, stop):
         if not isinstance(v, PY_SCALARS):
             raise TypeError(f"linspace: expected Python scalars, got {type(v).__name__}")
+        if type(v) is builtins.int and not _INT64_MIN <= v < 2**64:
+            raise TypeError(f"linspace: Python int {v} is too large for any integer dtype")
     if isinstance(start, builtins.complex) or isinstance(stop, builtins.complex):
         return default_complex(dev)
     return default_float(dev)

@@ -67,8 +67,8 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
         # inf // finite and -1 for a finite over an infinity of the other
         # sign; the standard wants +-inf and -0 there.
         out = floor_divide(x1, x2)
-        a = as_array(x1, x2 if hasattr(x2, "dtype") else out)
-        b = as_array(x2, a)
+        a = as_array(x1, out)  # a Python scalar in the result's dtype (a float with an int array: float64)
+        b = as_array(x2, out)
         if not xp.isdtype(out.dtype, "real floating"):
             return out
         inf_over_finite = xp.isinf(a) & xp.isfinite(b) & (b != 0)

@@ -424,7 +424,12 @@ def _signature(x: Any) -> Any:
 def _plan(name: str, args: tuple) -> _Plan:
     out = result_dtype(name, *args)
     out_mx = check_holdable(name, out)
-    compute = _compute_dtype(out, dtype_of(args[0])) if len(args) == 1 else out if out != BOOL else common_dtype(*args)
+    if name.startswith("logical_"):
+        compute = BOOL  # NumPy's loop: every argument as a truth value (logical_and(int8, 128) is True there)
+    elif len(args) == 1:
+        compute = _compute_dtype(out, dtype_of(args[0]))
+    else:
+        compute = out if out != BOOL else common_dtype(*args)
     special = compute == _COMPLEX128 and name in _BOOL_OF_COMPLEX128
     dtypes = [out, compute] + [dtype_of(a) for a in args if is_array(a)]
     return _Plan(out_mx, compute, FLOAT64 in dtypes, special)
