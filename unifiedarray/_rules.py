@@ -204,7 +204,7 @@ CATEGORIES: dict[str, str] = {
     "nextafter": _REAL_FLOAT, "not_equal": _ANY, "positive": _NUMERIC, "pow": _NUMERIC, "real": _NUMERIC,
     "reciprocal": _FLOAT, "remainder": _REAL, "round": _NUMERIC, "sign": _NUMERIC, "signbit": _REAL_FLOAT,
     "sin": _FLOAT, "sinh": _FLOAT, "sqrt": _FLOAT, "square": _NUMERIC, "subtract": _NUMERIC, "tan": _FLOAT,
-    "tanh": _FLOAT, "trunc": _REAL, "matmul": _NUMERIC,
+    "tanh": _FLOAT, "trunc": _REAL, "matmul": _NUMERIC, "isin": _INT,
 }  # fmt: skip
 
 PY_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
@@ -496,6 +496,8 @@ def _strict_store(dtype: np.dtype, value: Any, op: str) -> None:
         lo, hi = _int_range(dtype)
         if not lo <= value <= hi:
             raise _out_of_bounds(value, dtype, op)
+    if skind == "i" and not _INT64_MIN <= value < 2**64:
+        raise OverflowError(f"{op}: Python int {value} is too large for any integer dtype (strict mode)")
 
 
 def _numpy_element(dtype: np.dtype, value: Any, op: str, how: Callable[[np.dtype, Any], np.ndarray]) -> np.generic:
@@ -645,6 +647,8 @@ def clip_plan(dtype: np.dtype, lo: Any, hi: Any, lo_dtype: np.dtype | None, hi_d
                 raise TypeError(f"clip: {name} must be integral when x is integral (strict mode)")
             if kind in "fc" and bdt is not None and bkind in "iu":
                 raise TypeError(f"clip: {name} must be floating-point when x is floating-point (strict mode)")
+            if type(bound) is builtins.int and not _INT64_MIN <= bound < 2**64:
+                raise OverflowError(f"clip: Python int {bound} is too large for any integer dtype (strict mode)")
         kinds.append(bdt if bdt is not None else bound)
     if strict_mode and isinstance(lo, PY_SCALARS) and isinstance(hi, PY_SCALARS) and lo > hi:
         raise ValueError("clip: min must be less than or equal to max (strict mode)")
@@ -855,8 +859,6 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
         return np.dtype(np.result_type(*scalars))
     for s in scalars:
         binary_scalar("result_type", out, s)
-    if strict_mode:
-        return out
     return np.result_type(out, *scalars)
 
 

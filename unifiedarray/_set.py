@@ -95,6 +95,8 @@ def isin(x1: UnifiedArray | int, x2: UnifiedArray | int, /, *, invert: bool = Fa
         # One Python scalar: compared by value, as the rules take a scalar in
         # ``equal`` (an int outside the array's range equals no element).
         arr, value = (x1, x2) if t1 else (x2, x1)
+        if _rules.is_strict():
+            _rules.check_kind("isin", arr.dtype)  # array-api-strict: a scalar only with an integer array
         if _rules.binary_scalar("equal", arr.dtype, value) is not None:
             if t1:
                 return _dispatch.call("full_like", (arr, bool(invert)), {"dtype": _BOOL})
