@@ -332,7 +332,8 @@ def _loop_dtype(op: str, dtype: np.dtype, ptype: type, reflected: bool) -> Any:
             other = _BOOL_DT if ptype is builtins.bool else ptype  # a Python bool is a bool (the lowest kind)
             loop = ufunc.resolve_dtypes((other, dtype, None) if reflected else (dtype, other, None))
         except Exception as exc:  # NumPy's no-loop error
-            return _Refuse(TypeError, f"{op}: not defined for a {dtype.name} array and a Python {ptype.__name__}: {exc}")
+            why = f"{op}: not defined for a {dtype.name} array and a Python {ptype.__name__}: {exc}"
+            return _Refuse(TypeError, why)
         return loop[0] if reflected else loop[1]
     return np.result_type(dtype, ptype(0))
 
@@ -483,7 +484,7 @@ def cast_into(src: np.dtype, dst: np.dtype, op: str, casting: str = "unsafe") ->
     return False
 
 
-def _strict_store(dtype: np.dtype, value: Any, op: str) -> None:
+def _strict_store(dtype: np.dtype, value: Any, op: str) -> None:  # value: a Python scalar, checked first
     """array-api-strict's rules for a Python scalar stored into an array."""
     if not isinstance(value, PY_SCALARS):
         raise TypeError(f"{op}: expected a Python scalar, got {type(value).__name__}")
@@ -492,15 +493,16 @@ def _strict_store(dtype: np.dtype, value: Any, op: str) -> None:
         raise TypeError(f"{op}: a Python {type(value).__name__} into a {dtype.name} array (strict mode)")
     if (skind == "f" and kind not in "fc") or (skind == "c" and kind != "c"):
         raise TypeError(f"{op}: a Python {type(value).__name__} into a {dtype.name} array (strict mode)")
+    v: Any = value
     if skind == "i" and kind in "iu":
         lo, hi = _int_range(dtype)
-        if not lo <= value <= hi:
-            raise _out_of_bounds(value, dtype, op)
-    if skind == "i" and not _INT64_MIN <= value < 2**64:
+        if not lo <= v <= hi:
+            raise _out_of_bounds(v, dtype, op)
+    if skind == "i" and not _INT64_MIN <= v < 2**64:
         raise OverflowError(f"{op}: Python int {value} is too large for any integer dtype (strict mode)")
 
 
-def _numpy_element(dtype: np.dtype, value: Any, op: str, how: Callable[[np.dtype, Any], np.ndarray]) -> np.generic:
+def _numpy_element(dtype: np.dtype, value: Any, op: str, how: Callable[[np.dtype, Any], np.ndarray]) -> Any:
     try:
         return how(dtype, value)[()]
     except (TypeError, ValueError, OverflowError) as exc:
@@ -650,7 +652,12 @@ def clip_plan(dtype: np.dtype, lo: Any, hi: Any, lo_dtype: np.dtype | None, hi_d
             if type(bound) is builtins.int and not _INT64_MIN <= bound < 2**64:
                 raise OverflowError(f"clip: Python int {bound} is too large for any integer dtype (strict mode)")
         kinds.append(bdt if bdt is not None else bound)
-    if strict_mode and isinstance(lo, PY_SCALARS) and isinstance(hi, PY_SCALARS) and lo > hi:
+    if (
+        strict_mode
+        and type(lo) in (builtins.int, builtins.float)
+        and type(hi) in (builtins.int, builtins.float)
+        and lo > hi
+    ):
         raise ValueError("clip: min must be less than or equal to max (strict mode)")
     out = dtype
     mixed = any((k.kind if isinstance(k, np.dtype) else scalar_kind(k)) not in _same_kind(kind) for k in kinds[1:])

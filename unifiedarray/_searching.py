@@ -7,7 +7,7 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -86,10 +86,11 @@ def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray 
     """
     _dispatch.require_arrays("where", condition)
     t1, t2 = type(x1) is UnifiedArray, type(x2) is UnifiedArray
+    arr: Any = x1 if t1 else x2
+    value: Any = x2 if t1 else x1
     if t1 and t2:
-        _rules.binary_arrays("where", x1.dtype, x2.dtype)
+        _rules.binary_arrays("where", arr.dtype, value.dtype)
     elif t1 or t2:
-        arr, value = (x1, x2) if t1 else (x2, x1)
         dt = _rules.where_scalar(arr.dtype, value)
         if dt != arr.dtype:
             arr = _dispatch.call("astype", (arr, dt), {"copy": False})

@@ -7,7 +7,7 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -94,7 +94,8 @@ def isin(x1: UnifiedArray | int, x2: UnifiedArray | int, /, *, invert: bool = Fa
     if t1 != t2:
         # One Python scalar: compared by value, as the rules take a scalar in
         # ``equal`` (an int outside the array's range equals no element).
-        arr, value = (x1, x2) if t1 else (x2, x1)
+        arr: Any = x1 if t1 else x2
+        value: Any = x2 if t1 else x1
         if _rules.is_strict():
             _rules.check_kind("isin", arr.dtype)  # array-api-strict: a scalar only with an integer array
         if _rules.binary_scalar("equal", arr.dtype, value) is not None:

@@ -642,14 +642,14 @@ def clip(x: Array, /, min: Any | None = None, max: Any | None = None) -> Array:
     clips nothing or cannot be held); NaN in ``x``, ``min`` or ``max``
     gives NaN."""
     require_array(x, "clip")
-    plan = _rules.clip_plan(
-        dtype_of(x), min, max, dtype_of(min) if is_array(min) else None, dtype_of(max) if is_array(max) else None
-    )
+    lo_dtype = dtype_of(min) if is_array(min) else None  # type: ignore[arg-type]
+    hi_dtype = dtype_of(max) if is_array(max) else None  # type: ignore[arg-type]
+    plan = _rules.clip_plan(dtype_of(x), min, max, lo_dtype, hi_dtype)
     if plan.dtype.kind == "c":
         raise TypeError("mlx clip: complex input is not ordered")
     x = cast(x, plan.dtype, "clip")
     min, max = plan.min, plan.max
-    bounds = [b.dtype for b in (min, max) if is_array(b)]  # type: ignore[union-attr]
+    bounds = [b.dtype for b in (min, max) if is_array(b)]
     with cpu_if(x.dtype, *bounds, *(common_dtype(x, b) for b in (min, max) if is_array(b))):
         return _clip(x, min, max)
 
