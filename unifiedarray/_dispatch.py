@@ -530,11 +530,11 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     should offer to the other side."""
     ty = type(y)
     buf = x._buf
-    if ty in PY_SCALARS:
-        if check_scalar(x, y, name, reflected) is not None:
-            return operate_general(x, y, name, reflected)  # a comparison's constant answer
-    elif ty is UnifiedArray and _STRICT_ACTIVE[0]:
-        _rules.binary_arrays(name, buf._dtype, y._buf._dtype)
+    if ty is UnifiedArray:
+        if _STRICT_ACTIVE[0]:
+            _rules.binary_arrays(name, buf._dtype, y._buf._dtype)
+    elif ty in PY_SCALARS and check_scalar(x, y, name, reflected) is not None:
+        return operate_general(x, y, name, reflected)  # a comparison's constant answer
     # The fast path: arrays on the host, current, nothing in flight, whole or
     # views whose native view is at hand (``A.T @ b``, ``s[:, None] - d``).
     # It is short on purpose: between two BLAS calls, every instruction of

@@ -80,6 +80,7 @@ __all__ = [
     "is_strict",
     "linspace_dtype",
     "outside_standard",
+    "plan_count",
     "result_type",
     "scalar_dtype",
     "set_strict",
@@ -269,8 +270,19 @@ class _Refuse(NamedTuple):
 
 
 _PASS = None  # the backend takes the value as it is
-# (op, dtype, scalar type, strict) -> _PASS, a _Range or a _Refuse
-_SCALAR_PLANS: dict[tuple[str, np.dtype, type, bool, bool], Any] = {}
+# [strict][reflected] -> op -> dtype -> scalar type -> _PASS, a _Range or a
+# _Refuse.  Nested dicts: three lookups of cheap keys cost about half of one
+# lookup of a tuple holding a dtype.
+_SCALAR_PLANS: list[list[dict[str, dict[np.dtype, dict[type, Any]]]]] = [[{}, {}], [{}, {}]]
+
+
+def plan_count() -> int:
+    """How many scalar decisions are cached (one per operation, dtype,
+    scalar type, mode and side)."""
+    return sum(
+        len(t) for side in _SCALAR_PLANS for by_op in side for by_dtype in by_op.values() for t in by_dtype.values()
+    )
+
 
 # x <op> v for v above x's range; below it, the value for the mirrored order.
 _ABOVE = {"less": True, "less_equal": True, "greater": False, "greater_equal": False, "equal": False, "not_equal": True}
@@ -357,27 +369,28 @@ def binary_scalar(op: str, dtype: np.dtype, value: Any, reflected: bool = False)
     >>> binary_scalar("multiply", np.dtype("int64"), 0.5) is None
     True
     """
-    strict_mode = bool(ACTIVE[0]) and is_strict()
-    key = (op, dtype, type(value), strict_mode, reflected)
+    strict_mode = 1 if ACTIVE[0] and is_strict() else 0
     try:
-        plan = _SCALAR_PLANS[key]
+        plan = _SCALAR_PLANS[strict_mode][reflected][op][dtype][type(value)]
     except KeyError:
-        plan = _SCALAR_PLANS[key] = _scalar_plan(op, dtype, type(value), strict_mode, reflected)
+        plan = _scalar_plan(op, dtype, type(value), bool(strict_mode), reflected)
+        by_op = _SCALAR_PLANS[strict_mode][reflected]
+        by_op.setdefault(op, {}).setdefault(dtype, {})[type(value)] = plan
     if plan is _PASS:
         return None
     if type(plan) is _Refuse:
         raise plan.cls(plan.message)
-    if plan.lo <= value <= plan.hi:
+    lo, hi, target, cmp = plan  # unpacked: cheaper than a named tuple's attributes
+    if lo <= value <= hi:
         return None
-    cmp = plan.comparison
     if cmp is None:
-        if plan.dtype.kind in "fc":
-            raise OverflowError(f"{op}: Python int {value} is too large to convert to {plan.dtype.name}")
-        raise _out_of_bounds(value, plan.dtype, op)
+        if target.kind in "fc":
+            raise OverflowError(f"{op}: Python int {value} is too large to convert to {target.name}")
+        raise _out_of_bounds(value, target, op)
     if reflected:
         cmp = _MIRROR.get(cmp, cmp)
     above = _ABOVE[cmp]
-    if value > plan.hi or cmp in ("equal", "not_equal"):
+    if value > hi or cmp in ("equal", "not_equal"):
         return above
     return not above
 
@@ -451,18 +464,33 @@ def inplace_operand(op: str, x_dtype: np.dtype, other: Any) -> None:
     is the cast's ``TypeError``, not the negative power's ``ValueError``)."""
     t = type(other)
     if t in PY_SCALARS:
-        binary_scalar(op, x_dtype, other)  # the scalar's kind and range first, as NumPy converts it first
+        spec: Any = t
+    else:
+        spec = getattr(other, "dtype", None)
+        if not isinstance(spec, np.dtype):
+            return
+    try:
+        out = _INPLACE_RESULTS[op][x_dtype][spec]
+    except KeyError:
+        out = _INPLACE_RESULTS.setdefault(op, {}).setdefault(x_dtype, {})[spec] = _ufunc_result(op, x_dtype, spec)
+    if out is not None and out != x_dtype:
+        if t in PY_SCALARS:
+            binary_scalar(op, x_dtype, other)  # a scalar's own error first: NumPy converts it before the cast
+        inplace_result(op, x_dtype, out)
+
+
+# op -> x's dtype -> the other's dtype or Python type -> the ufunc's result dtype (None: no ufunc or no loop)
+_INPLACE_RESULTS: dict[str, dict[np.dtype, dict[Any, np.dtype | None]]] = {}
+
+
+def _ufunc_result(op: str, x_dtype: np.dtype, spec: Any) -> np.dtype | None:
     ufunc = getattr(np, op, None)
     if not isinstance(ufunc, np.ufunc) or ufunc.nin != 2:
-        return
-    spec = other.dtype if hasattr(other, "dtype") else _BOOL_DT if t is builtins.bool else t
-    if not isinstance(spec, np.dtype) and spec not in PY_SCALARS:
-        return
+        return None
     try:
-        out = ufunc.resolve_dtypes((x_dtype, spec, None))[-1]
+        return ufunc.resolve_dtypes((x_dtype, _BOOL_DT if spec is builtins.bool else spec, None))[-1]
     except Exception:
-        return  # no loop: the operation itself gives the error
-    inplace_result(op, x_dtype, out)
+        return None  # no loop: the operation itself gives the error
 
 
 def cast_into(src: np.dtype, dst: np.dtype, op: str, casting: str = "unsafe") -> bool:
