@@ -157,12 +157,11 @@ def _oracle(path: str, specs: tuple, kwargs: tuple) -> np.dtype:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = _lookup(path)(*args, **dict(kwargs))
-    except TypeError as exc:
-        # NumPy's own exception (its UFuncTypeError for a missing loop): the
-        # host raises it for the same call, so MLX raises the same class.
-        names = ", ".join(s.name if isinstance(s, np.dtype) else s.__name__ for s in specs)
-        exc.add_note(f"mlx: {path} is not defined for ({names})")
-        raise exc from None
+    except TypeError:
+        # NumPy's own exception (its UFuncTypeError for a missing loop, which
+        # names the function and dtypes): the host raises it for the same
+        # call, so MLX raises it too.
+        raise
     except Exception as exc:
         names = ", ".join(s.name if isinstance(s, np.dtype) else s.__name__ for s in specs)
         raise TypeError(f"mlx: {path} is not defined for ({names}): {exc}") from None
