@@ -335,3 +335,16 @@ _UNARY_NAMES = {
     "negative", "positive", "real", "reciprocal", "round", "sign", "signbit", "sin", "sinh", "sqrt", "square",
     "tan", "tanh", "trunc",
 }  # fmt: skip
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "float32", "complex64"])
+@pytest.mark.parametrize("bounds", [(1, -3.3, 11), (-2.5, 2.5, 11), (0.1, 0.9, 7), (-7, 7, 15)])
+def test_linspace_is_numpys_on_every_device(device: str, dtype: str, bounds: tuple) -> None:
+    """NumPy 2 rounds towards -inf into an integer dtype (MLX's cast
+    truncated), and computes complex values in complex128 before rounding."""
+    for endpoint in (True, False):
+        expected = np.linspace(*bounds, dtype=dtype, endpoint=endpoint)
+        got = xp.linspace(*bounds, dtype=np.dtype(dtype), device=device, endpoint=endpoint)
+        assert got.dtype == expected.dtype
+        assert np.asarray(got).tolist() == expected.tolist(), (bounds, dtype, endpoint)

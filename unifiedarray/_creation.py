@@ -154,8 +154,8 @@ def linspace(
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     dev = _device(device)
     default = _rules.linspace_dtype(start, stop, dev)  # the bounds checked, given a dtype or not
-    if dtype is None:
-        dtype = default
+    dtype = default if dtype is None else as_dtype(dtype, dev)
+    start, stop = _rules.linspace_bounds(start, stop, dtype)
     return _create("linspace", dev, start, stop, num, dtype=as_dtype(dtype, dev), endpoint=endpoint)
 
 

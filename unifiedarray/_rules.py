@@ -78,6 +78,7 @@ __all__ = [
     "inplace_operand",
     "inplace_result",
     "is_strict",
+    "linspace_bounds",
     "linspace_dtype",
     "outside_standard",
     "plan_count",
@@ -845,6 +846,20 @@ def cumulative_of_0d(op: str, include_initial: bool) -> None:
     ``include_initial`` (array-api-strict's ``ValueError``)."""
     if (include_initial or op == "cumulative_prod") and ACTIVE[0] and is_strict():
         raise ValueError(f"{op}: include_initial on a 0-d array (strict mode: not defined by the standard)")
+
+
+def linspace_bounds(start: Any, stop: Any, dtype: np.dtype) -> tuple[Any, Any]:
+    """``linspace``'s bounds for a result of ``dtype``: complex bounds with
+    a real floating dtype give the real parts, as NumPy does (computed in
+    complex, then cast), with NumPy's ``ComplexWarning``; with an integer
+    dtype they are NumPy's ``TypeError``."""
+    complex_bounds = isinstance(start, builtins.complex) or isinstance(stop, builtins.complex)
+    if complex_bounds and dtype.kind in "iu":
+        raise TypeError(f"linspace: complex bounds cannot give {dtype.name} values")
+    if complex_bounds and dtype.kind == "f":
+        warnings.warn("Casting complex values to real discards the imaginary part", ComplexWarning, stacklevel=3)
+        return complex(start).real, complex(stop).real
+    return start, stop
 
 
 def linspace_dtype(start: Any, stop: Any, dev: Device) -> np.dtype:

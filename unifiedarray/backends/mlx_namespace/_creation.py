@@ -20,7 +20,6 @@ from ... import _rules
 from ..._devices import MLX as _MLX
 from ._core import (
     BOOL,
-    COMPLEX64,
     DEFAULT_COMPLEX,
     DEFAULT_FLOAT,
     DEFAULT_INT,
@@ -202,8 +201,10 @@ def linspace(
     endpoint: bool = True,
 ) -> Array:
     """Array API ``linspace``, computed as NumPy does (``start + i * step``
-    in float64 or complex64, the last element set to ``stop`` when
-    ``endpoint``), then cast to ``dtype``."""
+    in float64, the last element set to ``stop`` when ``endpoint``), then
+    cast to ``dtype``; complex values as NumPy's complex128 gives them, its
+    real and imaginary parts each computed so in float64 (MLX holds no
+    complex128), then rounded to complex64."""
     num = operator.index(num)
     if num > _INT64_MAX:
         raise ValueError("mlx linspace: num is too large")  # NumPy's class
@@ -213,7 +214,15 @@ def linspace(
     dt, mdt = _dtype(dtype, DEFAULT_COMPLEX if is_complex else DEFAULT_FLOAT, "linspace")
     if is_complex and dt.kind != "c":
         raise TypeError(f"mlx linspace: complex bounds need a complex dtype, not {dt.name}")
-    work = COMPLEX64 if dt.kind == "c" else FLOAT64
+    if dt.kind == "c":
+        z0, z1 = complex(start), complex(stop)
+        kw = {"dtype": FLOAT64, "endpoint": endpoint}
+        re = linspace(z0.real, z1.real, num, **kw)  # type: ignore[arg-type]
+        im = linspace(z0.imag, z1.imag, num, **kw)  # type: ignore[arg-type]
+        with cpu_if(FLOAT64):
+            # (a + 0j) * 1j is exact: the parts are rounded once, to complex64.
+            return re.astype(mdt) + im.astype(mdt) * mx.array(1j, dtype=mdt)
+    work = FLOAT64
     with cpu_if(dt, work):
         if num == 0:
             return mx.zeros((0,), dtype=mdt)
@@ -227,6 +236,8 @@ def linspace(
                 out = mx.concatenate([out[:-1], stop_a.reshape(1)])
         else:
             out = mx.broadcast_to(start_a, (num,))
+        if dt.kind in "iu":
+            out = mx.floor(out)  # NumPy 2 rounds towards -inf for an integer dtype (a cast would truncate)
         return out if out.dtype == mdt else out.astype(mdt)
 
 
