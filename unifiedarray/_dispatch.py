@@ -829,6 +829,8 @@ def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool)
     reduction's cost is NumPy's Python wrapper); otherwise the general path."""
     if name in ("max", "min") and type(x) is UnifiedArray:
         require_real(name, x)
+    if _STRICT_ACTIVE[0] and type(x) is UnifiedArray:
+        _rules.unary(name, x._buf._dtype)
     if dtype is None and type(x) is UnifiedArray:
         native = host_current(x)
         if native is not None:

@@ -207,6 +207,10 @@ CATEGORIES: dict[str, str] = {
     "reciprocal": _FLOAT, "remainder": _REAL, "round": _NUMERIC, "sign": _NUMERIC, "signbit": _REAL_FLOAT,
     "sin": _FLOAT, "sinh": _FLOAT, "sqrt": _FLOAT, "square": _NUMERIC, "subtract": _NUMERIC, "tan": _FLOAT,
     "tanh": _FLOAT, "trunc": _REAL, "matmul": _NUMERIC, "isin": _INT,
+    # statistical, searching and sorting functions of one array
+    "sum": _NUMERIC, "prod": _NUMERIC, "cumulative_sum": _NUMERIC, "cumulative_prod": _NUMERIC, "mean": _FLOAT,
+    "std": _REAL_FLOAT, "var": _REAL_FLOAT, "max": _REAL, "min": _REAL, "argmax": _REAL, "argmin": _REAL,
+    "sort": _REAL, "argsort": _REAL,
 }  # fmt: skip
 
 PY_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)

@@ -24,6 +24,8 @@ def argmax(x: UnifiedArray, /, *, axis: int | None = None, keepdims: bool = Fals
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmax.html
     """
+    if type(x) is UnifiedArray:
+        _rules.unary("argmax", x.dtype)
     return _dispatch.call("argmax", (x,), {"axis": axis, "keepdims": keepdims})
 
 
@@ -32,6 +34,8 @@ def argmin(x: UnifiedArray, /, *, axis: int | None = None, keepdims: bool = Fals
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmin.html
     """
+    if type(x) is UnifiedArray:
+        _rules.unary("argmin", x.dtype)
     return _dispatch.call("argmin", (x,), {"axis": axis, "keepdims": keepdims})
 
 

@@ -14,9 +14,15 @@ from ._data_types import DType
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
 
 
+def _strict_kind(name: str, x: UnifiedArray) -> None:
+    if type(x) is UnifiedArray:
+        _rules.unary(name, x.dtype)  # strict mode: the standard's dtype category
+
+
 def _cumulative(
     name: str, x: UnifiedArray, axis: int | None, dtype: DType | None, include_initial: bool
 ) -> UnifiedArray:
+    _strict_kind(name, x)
     if type(x) is UnifiedArray and x.ndim == 0 and axis is None:
         # The rules' answer for a 0-d array: the 1-d array of its element, on every device.
         _rules.cumulative_of_0d(name, include_initial)
@@ -57,6 +63,7 @@ def mean(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepd
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html
     """
+    _strict_kind("mean", x)
     return _dispatch.call("mean", (x,), {"axis": axis, "keepdims": keepdims})
 
 
@@ -85,6 +92,7 @@ def std(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.std.html
     """
+    _strict_kind("std", x)
     return _dispatch.call("std", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})
 
 
@@ -105,4 +113,5 @@ def var(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.var.html
     """
+    _strict_kind("var", x)
     return _dispatch.call("var", (x,), {"axis": axis, "correction": correction, "keepdims": keepdims})
