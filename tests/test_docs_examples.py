@@ -22,7 +22,7 @@ import unifiedarray as xp
 from unifiedarray.backends import _registry
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = ["buffer.md", "getting-started.md", "devices.md", "interop.md", "memory.md"]
+PAGES = ["buffer.md", "getting-started.md", "devices.md", "interop.md", "memory.md", "rules.md"]
 
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 

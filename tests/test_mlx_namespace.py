@@ -240,8 +240,14 @@ def test_clip_integer_bounds_above_2_to_53_stay_exact() -> None:
     x = mx.array([big, 5], dtype=mx.int64)
     for bound in (big, np.int64(big), np.array(big)):
         assert np.array(ns.clip(x, min=bound)).tolist() == [big, big]
-    assert np.array(ns.clip(x, max=2.5)).tolist() == [2, 2]
-    assert np.array(ns.clip(x, min=2**70)).tolist() == [2**63 - 1] * 2  # beyond the dtype: its limit
+    # The rules (issue 19): a float bound of an integer x gives NumPy's
+    # float64, and a Python int min above x's range cannot be held.
+    expected = np.clip(np.array([big, 5]), None, 2.5)
+    got = ns.clip(x, max=2.5)
+    assert (got.dtype, np.array(got).tolist()) == (mx.float64, expected.tolist())
+    with pytest.raises(OverflowError):
+        ns.clip(x, min=2**70)
+    assert np.array(ns.clip(x, max=2**70)).tolist() == [big, 5]  # a max above the range clips nothing
 
 
 def test_mixed_kinds_follow_numpy() -> None:

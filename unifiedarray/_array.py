@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _rules
 from ._buffer import UnifiedBuffer
 from ._devices import CPU, Device, DeviceLike
 from ._views import Permute
@@ -237,9 +238,11 @@ class UnifiedArray:
         return bool(_dispatch.call("any", (_dispatch.operate(self, value, "equal"),)))
 
     def __divmod__(self, other: UnifiedArray | complex, /) -> tuple[UnifiedArray, UnifiedArray]:
+        _rules.outside_standard("divmod")
         return self // other, self % other
 
     def __rdivmod__(self, other: UnifiedArray | complex, /) -> tuple[UnifiedArray, UnifiedArray]:
+        _rules.outside_standard("divmod")
         return other // self, other % self
 
     # -- indexing --------------------------------------------------------------

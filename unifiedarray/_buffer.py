@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _rules
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import transfer
 from ._policy import check_transfer
@@ -745,6 +746,7 @@ class UnifiedBuffer:
         >>> b = UnifiedBuffer((2,), dtype="int32"); b.fill(7); b.to_numpy()
         array([7, 7], dtype=int32)
         """
+        value = _rules.store(self._dtype, value, "UnifiedBuffer.fill")  # converted: every backend stores it exactly
         with self._lock:
             dev = self._placement if not self._valid else (CPU if CPU in self._valid else next(iter(self._valid)))
             native = self._acquire(dev, True, "UnifiedBuffer.fill", overwrite=True)
@@ -788,8 +790,8 @@ class UnifiedBuffer:
     def _check_copy(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
         if tuple(shape) != self._shape:
             raise ValueError(f"copy_from: shape {tuple(shape)} does not match buffer shape {self._shape}")
-        if not np.can_cast(dtype, self._dtype, casting="same_kind"):
-            raise TypeError(f"copy_from: cannot cast {dtype} to buffer dtype {self._dtype} without loss of kind")
+        if _rules.cast_into(np.dtype(dtype), self._dtype, "copy_from", casting="same_kind"):
+            raise TypeError(f"copy_from: a {dtype} array into a {self._dtype} buffer would drop the imaginary part")
 
     def to_numpy(self) -> np.ndarray:
         """The data on the host as a read-only NumPy view (synced first if

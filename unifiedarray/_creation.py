@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from . import _dispatch
+from . import _dispatch, _rules
 from ._array import UnifiedArray
 from ._buffer import UnifiedBuffer, upload_new
 from ._devices import CPU, Device, DeviceLike
-from ._dtypes import as_dtype, default_complex, default_float, scalar_dtype
+from ._dtypes import as_dtype, default_complex, default_float
 from ._policy import get_default_device
 from .backends import backend_for, backend_of_native
 
@@ -102,8 +102,8 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: DeviceLike |
         if dtype is None:
             dtype = fill_value.dtype
         fill_value = fill_value._scalar("full")
-    dt = _dtype_or(dtype, scalar_dtype(fill_value, dev), dev)
-    return _create("full", dev, shape, fill_value, dtype=dt)
+    dt = _rules.scalar_dtype(fill_value, dev, "full") if dtype is None else as_dtype(dtype, dev)
+    return _create("full", dev, shape, _rules.fill_value(dt, fill_value, "full"), dtype=dt)
 
 
 def eye(
@@ -136,10 +136,9 @@ def arange(
     [0, 1, 2]
     """
     dev = _device(device)
-    if dtype is None:
-        values = (start, stop, step)
-        dtype = default_float(dev) if any(isinstance(v, builtins.float) for v in values) else np.dtype(np.int64)
-    return _create("arange", dev, start, stop, step, dtype=as_dtype(dtype, dev))
+    dt = _rules.arange_dtype(start, stop, step, dev) if dtype is None else as_dtype(dtype, dev)
+    _rules.arange_plan(start, stop, step, dt)  # the rules' errors, before any backend (each device computes the plan)
+    return _create("arange", dev, start, stop, step, dtype=dt)
 
 
 def linspace(
@@ -154,8 +153,9 @@ def linspace(
 ) -> UnifiedArray:
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     dev = _device(device)
-    if dtype is None:
-        dtype = default_complex(dev) if isinstance(start, complex) or isinstance(stop, complex) else default_float(dev)
+    default = _rules.linspace_dtype(start, stop, dev)  # the bounds checked, given a dtype or not
+    dtype = default if dtype is None else as_dtype(dtype, dev)
+    start, stop = _rules.linspace_bounds(start, stop, dtype)
     return _create("linspace", dev, start, stop, num, dtype=as_dtype(dtype, dev), endpoint=endpoint)
 
 
@@ -185,10 +185,19 @@ def empty_like(x: UnifiedArray, /, *, dtype: Any = None, device: DeviceLike | No
 def full_like(
     x: UnifiedArray, /, fill_value: Any, *, dtype: Any = None, device: DeviceLike | None = None
 ) -> UnifiedArray:
-    """``fill_value`` everywhere, shaped like ``x``."""
+    """``fill_value`` everywhere, shaped like ``x``, converted to the
+    result's dtype as the rules say (:func:`unifiedarray._rules.fill_value`).
+
+    >>> import unifiedarray as xp
+    >>> xp.full_like(xp.asarray([1, 2], dtype=xp.int16), 2.5).tolist()
+    [2, 2]
+    """
     if type(fill_value) is UnifiedArray:
         fill_value = fill_value._scalar("full_like")
-    return _like("full_like", x, dtype, device, fill_value)
+    if type(x) is not UnifiedArray:
+        raise TypeError(f"full_like expects a UnifiedArray, got {type(x).__name__}")
+    dt = x.dtype if dtype is None else as_dtype(dtype, _device(device, x))
+    return _like("full_like", x, dt, device, _rules.fill_value(dt, fill_value, "full_like"))
 
 
 def tril(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
@@ -268,7 +277,9 @@ def asarray(
 
 def _to_host_array(obj: Any, dt: np.dtype | None, dev: Device) -> np.ndarray:
     if isinstance(obj, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
-        dt = dt or scalar_dtype(obj, dev)
+        if dt is None:
+            dt = _rules.scalar_dtype(obj, dev)
+            return np.asarray(_rules.element(dt, obj, "asarray"), dtype=dt)
         return np.asarray(obj, dtype=dt)
     if isinstance(obj, (list, tuple)):
         # UnifiedArrays nested in the sequence convert through __array__.

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import array_api_compat.numpy as _compat
 import numpy as np
 
-from . import _dispatch
+from . import _dispatch, _rules
 from ._array import UnifiedArray
 from ._devices import CPU, Device, DeviceLike
 from ._dtypes import DType, as_dtype
@@ -70,14 +70,15 @@ def astype(x: UnifiedArray, dtype: DType, /, *, copy: bool = True, device: Devic
 
 
 def can_cast(from_: DType | UnifiedArray, to: DType, /) -> bool:
-    """Whether ``from_`` (a dtype or array) casts to ``to`` under the
-    standard's promotion rules.
+    """Whether ``from_`` (a dtype or array) casts to ``to`` without loss:
+    NumPy's safe casting (int64 to float64 is True); in strict mode the
+    standard's promotion table (False across kinds).
 
     >>> import unifiedarray as xp
     >>> xp.can_cast(xp.int8, xp.int16), xp.can_cast(xp.float64, xp.int64)
     (True, False)
     """
-    return bool(_compat.can_cast(_dtype_arg(from_), to))  # type: ignore[attr-defined]
+    return _rules.can_cast(as_dtype(_dtype_arg(from_)), as_dtype(to))
 
 
 class finfo_object(NamedTuple):
@@ -136,9 +137,18 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
 
 
 def result_type(*arrays_and_dtypes: UnifiedArray | DType | complex) -> np.dtype:
-    """The dtype the standard's promotion rules give for the arguments
-    (arrays, dtypes, and Python scalars)."""
-    return np.dtype(_compat.result_type(*(_dtype_arg(a) for a in arrays_and_dtypes)))  # type: ignore[attr-defined]
+    """The dtype the rules give for the arguments (arrays, dtypes, and
+    Python scalars, which are weak): the standard's promotion where it has
+    an entry, NumPy 2's elsewhere (strict mode: array-api-strict's errors);
+    a Python int outside an integer dtype's range is the ``OverflowError``
+    an operation with it raises.
+
+    >>> import unifiedarray as xp
+    >>> xp.result_type(xp.int16, 0.5)
+    dtype('float64')
+    """
+    args = [a if isinstance(a, _rules.PY_SCALARS) else as_dtype(_dtype_arg(a)) for a in arrays_and_dtypes]
+    return _rules.result_type(*args)
 
 
 def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:

@@ -46,8 +46,8 @@ from numpy.exceptions import AxisError
 from numpy.linalg import LinAlgError
 
 from . import _index as index
+from . import _rules, compute
 from . import _views as views
-from . import compute
 from ._array import UnifiedArray
 from ._buffer import adopt, upload_new
 from ._devices import CPU, Device, DeviceLike
@@ -73,6 +73,10 @@ __all__ = [
 ]
 
 PY_SCALARS = (bool, int, float, complex)
+_BOOL = np.dtype(np.bool_)
+# Whether some thread may be in strict mode (the rules' own count): while it
+# is 0 the fast paths skip strict mode's checks of arrays.
+_STRICT_ACTIVE = _rules.ACTIVE
 # object.__new__, bound once: every result and view is made with it, and the
 # attribute lookup is a measurable share of a small call (16 of 390 ns of a[1:3]).
 _new = object.__new__
@@ -487,28 +491,15 @@ def require_real(name: str, x: UnifiedArray) -> None:
 # -- elementwise -------------------------------------------------------------------------
 
 
-def check_scalar(x: UnifiedArray, value: Any, op: str) -> None:
-    """Python scalars in binary operations, as the 2025.12 standard allows:
-    ``bool`` with any array, ``int`` with numeric arrays, ``float`` with
-    floating arrays, ``complex`` with floating arrays (a real one gives the
-    complex dtype of the same precision).  Anything else would change the
-    array's dtype kind, so it is an error, not a silent cast."""
-    kind = x._buf._dtype.kind
-    if isinstance(value, bool):
-        return
-    if isinstance(value, int):
-        if kind == "b":
-            raise TypeError(f"{op}: Python int {value!r} with a bool array; the Array API does not define this")
-        return
-    if isinstance(value, float | complex):
-        if kind in "fc":
-            return
-    else:
-        raise TypeError(f"{op}: expected an array or a Python scalar, got {type(value).__name__}")
-    raise TypeError(
-        f"{op}: Python {type(value).__name__} {value!r} with a {x._buf._dtype.name} array would change "
-        f"the dtype kind; convert with astype first"
-    )
+def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) -> bool | None:
+    """``x <op> value`` (``value <op> x`` when ``reflected``) for a Python
+    scalar ``value``: the rules' answer (:func:`unifiedarray._rules.binary_scalar`),
+    asked before any backend sees the value.  None: the backend computes it
+    from the value as it is; a bool: the answer for every element (a
+    comparison with an int outside x's range).  Raises the rules' errors.
+    Every path of :func:`operate` (and the in-place operators) calls this,
+    and nothing else in the dispatch decides a scalar's fate."""
+    return _rules.binary_scalar(op, x._buf._dtype, value, reflected)
 
 
 def unary(name: str, x: UnifiedArray) -> UnifiedArray:
@@ -518,6 +509,8 @@ def unary(name: str, x: UnifiedArray) -> UnifiedArray:
         if traced is not NotImplemented:
             return traced
         raise TypeError(f"{name}: expected a UnifiedArray, got {type(x).__name__}")
+    if _STRICT_ACTIVE[0]:
+        _rules.unary(name, x._buf._dtype)
     host = host_current(x)
     if host is not None:
         res = resolve(CPU, name)(host)
@@ -562,6 +555,11 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     should offer to the other side."""
     ty = type(y)
     buf = x._buf
+    if ty is UnifiedArray:
+        if _STRICT_ACTIVE[0]:
+            _rules.binary_arrays(name, buf._dtype, y._buf._dtype)
+    elif ty in PY_SCALARS and check_scalar(x, y, name, reflected) is not None:
+        return operate_general(x, y, name, reflected)  # a comparison's constant answer
     # The fast path: arrays on the host, current, nothing in flight, whole or
     # views whose native view is at hand (``A.T @ b``, ``s[:, None] - d``).
     # It is short on purpose: between two BLAS calls, every instruction of
@@ -579,8 +577,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                 else None
             )
         elif ty in PY_SCALARS:
-            check_scalar(x, y, name)
-            rhs = y
+            rhs = y  # the rules were asked above
         else:
             rhs = None
         if rhs is not None:
@@ -627,8 +624,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                 else None
             )
         elif ty in PY_SCALARS:
-            check_scalar(x, y, name)
-            rhs = y
+            rhs = y  # the rules were asked above
         else:
             rhs = None
         fn = (_RESOLVED.get((dev, name)) or resolve(dev, name)) if rhs is not None else None
@@ -647,13 +643,17 @@ def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False)
     """:func:`operate` without its fast paths: what they must agree with."""
     ty = type(y)
     if ty in PY_SCALARS:
-        check_scalar(x, y, name)
+        constant = check_scalar(x, y, name, reflected)
+        if constant is not None:
+            return call("full_like", (x, constant), {"dtype": _BOOL})
         if reflected:
             return _reflected_scalar(name, x, y)
-    elif ty is not UnifiedArray:
-        if name == "matmul" or (backend_of_native(y) is None and not hasattr(y, "__array__")):
-            return NotImplemented
-        y = _foreign(y)
+    else:
+        if ty is not UnifiedArray:
+            if name == "matmul" or (backend_of_native(y) is None and not hasattr(y, "__array__")):
+                return NotImplemented
+            y = _foreign(y)
+        _rules.binary_arrays(name, x._buf._dtype, y._buf._dtype)
     return call_mixed(name, (y, x) if reflected else (x, y), _EMPTY, name)
 
 
@@ -765,15 +765,17 @@ def binary_function(name: str, x1: Any, x2: Any) -> UnifiedArray:
 def inplace(x: UnifiedArray, y: Any, name: str) -> Any:
     """``x <op>= y``: computed as ``x <op> y``, written into x through the
     buffer.  The dtype and shape must stay x's."""
+    _rules.inplace_operand(name, x._buf._dtype, y)  # the cast into x, checked before anything runs
     if _inplace_on_host(x, y, name):
         return x
     res = operate(x, y, name)
     if res is NotImplemented:
         return NotImplemented
-    if res.dtype != x.dtype:
-        raise TypeError(f"in-place {name} would change the dtype of a {x.dtype.name} array to {res.dtype.name}")
     if res.shape != x._shape:
         raise ValueError(f"in-place {name} would change the shape {x._shape} to {res.shape}")
+    if res._buf._dtype != x._buf._dtype:
+        _rules.inplace_result(name, x._buf._dtype, res._buf._dtype)
+        res = call("astype", (res, x._buf._dtype), {"copy": False})  # NumPy's x += y: computed, then cast
     write(x, Ellipsis, res, f"in-place {name}")
     return x
 
@@ -816,7 +818,7 @@ def _inplace_on_host(x: UnifiedArray, y: Any, name: str) -> bool:
         if rhs is None or not _broadcasts_to(rhs.shape, lhs.shape):
             return False
     elif ty in PY_SCALARS:
-        check_scalar(x, y, name)
+        check_scalar(x, y, name)  # never a constant: no in-place operator compares
         rhs = y
     else:
         return False
@@ -859,6 +861,8 @@ def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool)
             return traced
     elif name in ("max", "min"):
         require_real(name, x)
+    if _STRICT_ACTIVE[0] and type(x) is UnifiedArray:
+        _rules.unary(name, x._buf._dtype)
     if dtype is None and type(x) is UnifiedArray:
         native = host_current(x)
         if native is not None:
@@ -1000,21 +1004,35 @@ def setitem(x: UnifiedArray, key: Any, value: Any) -> None:
     dev = x._buf._placement
     reason = "UnifiedArray.__setitem__"
     if type(value) is not UnifiedArray:
-        if isinstance(value, PY_SCALARS):
-            check_scalar(x, value, "__setitem__")
+        if value is None or isinstance(value, PY_SCALARS):
+            value = _rules.store(x._buf._dtype, value, "__setitem__")  # converted: every backend stores it exactly
         else:
             value = _foreign(value)
-    if type(value) is UnifiedArray and np.promote_types(value.dtype, x.dtype) != x.dtype:
-        raise TypeError(
-            f"__setitem__: a {value.dtype.name} value into a {x.dtype.name} array would "
-            f"change its dtype; convert with astype first"
-        )
+    if type(value) is UnifiedArray and value._buf._dtype != x._buf._dtype:
+        value = cast_value(value, x._buf._dtype, "__setitem__")
     key = _key_arrays(key)
     if type(key) is UnifiedArray:
         key = native_on(key, dev, reason)
     elif type(key) is tuple:
         key = tuple(native_on(k, dev, reason) if type(k) is UnifiedArray else k for k in key)
     write(x, key, value, reason)
+
+
+def cast_value(value: UnifiedArray, dtype: np.dtype, op: str, casting: str = "unsafe") -> UnifiedArray:
+    """``value`` as ``dtype``, to be written into an array of that dtype:
+    the rules decide (:func:`unifiedarray._rules.cast_into`: NumPy's cast
+    for ``casting``, strict mode's refusal), the cast runs where value
+    lives (a complex value into a real array keeps its real part, as NumPy
+    does, with its warning)."""
+    if _rules.cast_into(value._buf._dtype, dtype, op, casting):
+        value = call("real", (value,))
+    return call("astype", (value, dtype), {"copy": False})
+
+
+def scalar_array(value: Any, dtype: np.dtype, dev: Device) -> UnifiedArray:
+    """A 0-d array of ``dtype`` on ``dev`` holding ``value`` (a scalar the
+    rules have converted to ``dtype``)."""
+    return call_mixed("asarray", (value,), {"dtype": dtype}, device=dev)
 
 
 def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:

@@ -13,7 +13,7 @@ Example
 
 from __future__ import annotations
 
-from . import _dispatch
+from . import _dispatch, _rules
 from ._array import UnifiedArray
 
 __all__ = [
@@ -624,4 +624,16 @@ def clip(
     """
     _dispatch.require_arrays("clip", x)
     _dispatch.require_real("clip", x)
-    return _dispatch.call("clip", (x, min, max))
+    plan = _rules.clip_plan(
+        x.dtype,
+        min,
+        max,
+        min.dtype if type(min) is UnifiedArray else None,
+        max.dtype if type(max) is UnifiedArray else None,
+    )
+    if plan.dtype.kind == "c":
+        raise TypeError(f"clip: bounds that make the {x.dtype.name} array complex; complex numbers have no order")
+    if plan.dtype != x.dtype:
+        x = _dispatch.call("astype", (x, plan.dtype), {"copy": False})  # mixed kinds: NumPy's result dtype
+    lo, hi = (b if type(b) is UnifiedArray or b is None else _rules.element(plan.dtype, b, "clip") for b in plan[1:])
+    return _dispatch.call("clip", (x, lo, hi))

@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 from . import _dispatch
 from ._array import UnifiedArray
 from ._data_types import DType
-from ._rules import StrictModeError, is_strict
+from ._rules import outside_standard
 
 __all__ = [
     "EXTENSIONS",
@@ -49,7 +49,6 @@ __all__ = [
     "gradient",
     "median",
     "numpy_extension",
-    "outside_standard",
     "pad",
     "quantile",
     "sliding_window_view",
@@ -62,16 +61,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXTENSIONS: dict[str, Callable[..., Any]] = {}
 
 _NOTE = "NumPy extension, not in the 2025.12 standard: refused inside ``unifiedarray.strict()``."
-
-
-def outside_standard(what: str) -> None:
-    """Raise :class:`StrictModeError` for ``what`` (a function or keyword
-    outside the standard) inside :func:`unifiedarray.strict`; else nothing."""
-    if is_strict():
-        raise StrictModeError(
-            f"{what} is a NumPy extension, not in the 2025.12 standard "
-            "(unifiedarray.strict() refuses what a strictly conforming library may lack)"
-        )
 
 
 def numpy_extension(fn: F) -> F:

@@ -707,7 +707,7 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
         nat_args, nat_kwargs = _natives(args, CPU, why), _natives(kwargs, CPU, why)
         result = _wrap_any(func(*nat_args, **nat_kwargs), CPU, (nat_args, nat_kwargs))
         result = _dispatch.send_back(result, dev, why)
-    return result if out is None else _into(out, result, reason)
+    return result if out is None else _into(out, result, reason, kwargs.get("casting", "same_kind"))
 
 
 # The keywords a CuPy ufunc takes besides out= (NumPy's where=, order=,
@@ -748,17 +748,18 @@ def _run_on_cuda(name: str, func: Any, args: tuple, kwargs: dict, dev: Device, r
             return None  # an argument value CuPy has not implemented (CuPy's way of saying so)
 
 
-def _into(out: Any, result: Any, reason: str) -> Any:
-    """Write ``result`` into ``out`` (a tracked write for UnifiedArrays)."""
+def _into(out: Any, result: Any, reason: str, casting: str = "same_kind") -> Any:
+    """Write ``result`` into ``out`` (a tracked write for UnifiedArrays),
+    cast under the call's ``casting=`` as the rules say."""
     outs = out if isinstance(out, tuple) else (out,)
     results = result if isinstance(result, tuple) else (result,)
     for o, r in zip(outs, results, strict=False):
         if type(o) is UnifiedArray:
             if type(r) is UnifiedArray and r.dtype != o.dtype:
-                r = np.asarray(_dispatch.native_on(r, CPU, reason)).astype(o.dtype, casting="same_kind")
+                r = _dispatch.cast_value(r, o.dtype, f"{reason} out=", casting)
             _dispatch.write(o, Ellipsis, r, reason)
         elif o is not None:
-            np.copyto(o, np.asarray(r), casting="same_kind")
+            np.copyto(o, np.asarray(r), casting=casting)  # type: ignore[arg-type]
     return out if isinstance(out, tuple) and len(outs) > 1 else outs[0]
 
 

@@ -7,12 +7,14 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from . import _dispatch
+from . import _dispatch, _rules
 from ._array import UnifiedArray
+
+_INDEX = np.dtype(np.int64)
 
 __all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]
 
@@ -22,6 +24,8 @@ def argmax(x: UnifiedArray, /, *, axis: int | None = None, keepdims: bool = Fals
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmax.html
     """
+    if type(x) is UnifiedArray:
+        _rules.unary("argmax", x.dtype)
     return _dispatch.call("argmax", (x,), {"axis": axis, "keepdims": keepdims})
 
 
@@ -30,6 +34,8 @@ def argmin(x: UnifiedArray, /, *, axis: int | None = None, keepdims: bool = Fals
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argmin.html
     """
+    if type(x) is UnifiedArray:
+        _rules.unary("argmin", x.dtype)
     return _dispatch.call("argmin", (x,), {"axis": axis, "keepdims": keepdims})
 
 
@@ -63,6 +69,17 @@ def searchsorted(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.searchsorted.html
     """
+    if type(x2) is not UnifiedArray and type(x1) is UnifiedArray:
+        # A Python scalar: the rules' kind and range (one outside an integer
+        # x1's range sorts before or after every element).
+        constant = _rules.binary_scalar("less", x1.dtype, x2)
+        if constant is not None:
+            place = x1.shape[-1] if constant and x1.ndim else 0
+            return _dispatch.scalar_array(place, _INDEX, x1.device)
+        dt = _rules.result_type(x1.dtype, x2)
+        if dt != x1.dtype:
+            x1 = _dispatch.call("astype", (x1, dt), {"copy": False})
+        x2 = _dispatch.scalar_array(_rules.element(dt, x2, "searchsorted"), dt, x1.device)
     return _dispatch.call("searchsorted", (x1, x2), {"side": side, "sorter": sorter})
 
 
@@ -71,11 +88,21 @@ def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.where.html
     """
-    for value, other in ((x1, x2), (x2, x1)):
-        # A Python int out of the integer array's range: NumPy 2.5 raises
-        # OverflowError, as the operators do; NumPy 2.4 wrapped it silently.
-        if type(value) is int and type(other) is UnifiedArray and other.dtype.kind in "iu":
-            info = np.iinfo(other.dtype)
-            if not info.min <= value <= info.max:
-                raise OverflowError(f"where: Python integer {value} out of bounds for {other.dtype}")
+    _dispatch.require_arrays("where", condition)
+    t1, t2 = type(x1) is UnifiedArray, type(x2) is UnifiedArray
+    arr: Any = x1 if t1 else x2
+    value: Any = x2 if t1 else x1
+    if t1 and t2:
+        _rules.binary_arrays("where", arr.dtype, value.dtype)
+    elif t1 or t2:
+        dt = _rules.where_scalar(arr.dtype, value)
+        if dt != arr.dtype:
+            arr = _dispatch.call("astype", (arr, dt), {"copy": False})
+        value = _rules.element(dt, value, "where")
+        x1, x2 = (arr, value) if t1 else (value, arr)
+    else:
+        dt = _rules.where_scalars(x1, x2)
+        dev = condition.device
+        x1 = _dispatch.scalar_array(_rules.element(dt, x1, "where"), dt, dev)
+        x2 = _dispatch.scalar_array(_rules.element(dt, x2, "where"), dt, dev)
     return _dispatch.call("where", (condition, x1, x2))

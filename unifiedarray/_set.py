@@ -7,9 +7,11 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from . import _dispatch
+import numpy as np
+
+from . import _dispatch, _rules
 from ._array import UnifiedArray
 
 
@@ -80,9 +82,29 @@ def unique_values(x: UnifiedArray, /) -> UnifiedArray:
     return _dispatch.call("unique_values", (x,))
 
 
+_BOOL = np.dtype(np.bool_)
+
+
 def isin(x1: UnifiedArray | int, x2: UnifiedArray | int, /, *, invert: bool = False) -> UnifiedArray:
     """``isin`` (set), run where its arrays live.
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isin.html
     """
+    t1, t2 = type(x1) is UnifiedArray, type(x2) is UnifiedArray
+    if t1 != t2:
+        # One Python scalar: compared by value, as the rules take a scalar in
+        # ``equal`` (an int outside the array's range equals no element).
+        arr: Any = x1 if t1 else x2
+        value: Any = x2 if t1 else x1
+        if _rules.is_strict():
+            _rules.check_kind("isin", arr.dtype)  # array-api-strict: a scalar only with an integer array
+        if _rules.binary_scalar("equal", arr.dtype, value) is not None:
+            if t1:
+                return _dispatch.call("full_like", (arr, bool(invert)), {"dtype": _BOOL})
+            return _dispatch.scalar_array(bool(invert), _BOOL, arr.device)
+        dt = _rules.result_type(arr.dtype, value)
+        if dt != arr.dtype:
+            arr = _dispatch.call("astype", (arr, dt), {"copy": False})
+        value = _dispatch.scalar_array(_rules.element(dt, value, "isin"), dt, arr.device)
+        x1, x2 = (arr, value) if t1 else (value, arr)
     return _dispatch.call_mixed("isin", (x1, x2), {"invert": invert})

@@ -7,7 +7,7 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from . import _dispatch
+from . import _dispatch, _rules
 from ._array import UnifiedArray
 
 __all__ = ["argsort", "sort"]
@@ -18,6 +18,8 @@ def argsort(x: UnifiedArray, /, *, axis: int = -1, descending: bool = False, sta
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.argsort.html
     """
+    if type(x) is UnifiedArray:
+        _rules.unary("argsort", x.dtype)
     return _dispatch.call("argsort", (x,), {"axis": axis, "descending": descending, "stable": stable})
 
 
@@ -26,4 +28,6 @@ def sort(x: UnifiedArray, /, *, axis: int = -1, descending: bool = False, stable
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sort.html
     """
+    if type(x) is UnifiedArray:
+        _rules.unary("sort", x.dtype)
     return _dispatch.call("sort", (x,), {"axis": axis, "descending": descending, "stable": stable})

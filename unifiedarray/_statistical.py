@@ -7,12 +7,27 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from . import _dispatch
+from . import _dispatch, _rules
 from ._array import UnifiedArray
 from ._data_types import DType
-from ._extensions import outside_standard
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
+
+
+def _strict_kind(name: str, x: UnifiedArray) -> None:
+    if type(x) is UnifiedArray:
+        _rules.unary(name, x.dtype)  # strict mode: the standard's dtype category
+
+
+def _cumulative(
+    name: str, x: UnifiedArray, axis: int | None, dtype: DType | None, include_initial: bool
+) -> UnifiedArray:
+    _strict_kind(name, x)
+    if type(x) is UnifiedArray and x.ndim == 0 and axis is None:
+        # The rules' answer for a 0-d array: the 1-d array of its element, on every device.
+        _rules.cumulative_of_0d(name, include_initial)
+        x, axis = _dispatch.reshaped(x, (1,)), 0
+    return _dispatch.call(name, (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
 
 
 def cumulative_prod(
@@ -22,7 +37,7 @@ def cumulative_prod(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_prod.html
     """
-    return _dispatch.call("cumulative_prod", (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
+    return _cumulative("cumulative_prod", x, axis, dtype, include_initial)
 
 
 def cumulative_sum(
@@ -32,7 +47,7 @@ def cumulative_sum(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cumulative_sum.html
     """
-    return _dispatch.call("cumulative_sum", (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
+    return _cumulative("cumulative_sum", x, axis, dtype, include_initial)
 
 
 def max(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
@@ -48,6 +63,7 @@ def mean(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepd
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html
     """
+    _strict_kind("mean", x)
     return _dispatch.call("mean", (x,), {"axis": axis, "keepdims": keepdims})
 
 
@@ -91,6 +107,7 @@ def std(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.std.html
     """
+    _strict_kind("std", x)
     return _dispatch.call(
         "std", (x,), {"axis": axis, "correction": _correction("std", correction, ddof), "keepdims": keepdims}
     )
@@ -128,6 +145,7 @@ def var(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.var.html
     """
+    _strict_kind("var", x)
     return _dispatch.call(
         "var", (x,), {"axis": axis, "correction": _correction("var", correction, ddof), "keepdims": keepdims}
     )
@@ -137,7 +155,7 @@ def _correction(name: str, correction: float | None, ddof: float | None) -> floa
     """The correction ``std``/``var`` apply, from the standard's
     ``correction`` and NumPy's ``ddof`` (NumPy's rule for both)."""
     if ddof is not None:
-        outside_standard(f"{name}(ddof=...)")
+        _rules.outside_standard(f"{name}(ddof=...)")
         if correction is not None:
             if ddof != 0:
                 raise ValueError(f"{name}: ddof and correction can't be provided simultaneously.")

@@ -28,6 +28,8 @@ from typing import Any
 import array_api_compat.numpy as _compat_numpy
 import numpy as np
 
+from . import _rules
+from ._devices import CPU
 from ._index import normalise
 
 __all__ = ["host_namespace", "namespace_for"]  # and cuda_namespace, mlx_namespace: made on first use
@@ -70,8 +72,8 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
         # inf // finite and -1 for a finite over an infinity of the other
         # sign; the standard wants +-inf and -0 there.
         out = floor_divide(x1, x2)
-        a = as_array(x1, x2 if hasattr(x2, "dtype") else out)
-        b = as_array(x2, a)
+        a = as_array(x1, out)  # a Python scalar in the result's dtype (a float with an int array: float64)
+        b = as_array(x2, out)
         if not xp.isdtype(out.dtype, "real floating"):
             return out
         inf_over_finite = xp.isinf(a) & xp.isfinite(b) & (b != 0)
@@ -198,6 +200,27 @@ def _direct_reductions() -> dict[str, Callable[..., Any]]:
     }
 
 
+def _planned_arange(xp: Any) -> Callable[..., Any]:
+    """``arange`` on a device as the rules compute it (NumPy's length, first
+    two elements and errors; element i > 1 is ``first + i * (second -
+    first)`` in the dtype): CuPy's own arange steps differently (``arange(0,
+    3, 0.5, dtype=int32)``).  The host's is NumPy's own."""
+
+    def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None) -> Any:
+        dt = np.dtype(dtype) if dtype is not None else _rules.arange_dtype(start, stop, step, CPU)
+        plan = _rules.arange_plan(start, stop, step, dt)
+        work = np.dtype(np.float32) if dt == np.float16 else dt
+        if plan.n <= 2:
+            return xp.asarray([plan.first, plan.second][: plan.n], dtype=dt)
+        first, second = xp.full((), plan.first, dtype=work), xp.full((), plan.second, dtype=work)
+        idx = xp.arange(plan.n, dtype=xp.int64)
+        out = first + xp.astype(idx, work) * (second - first)
+        out = xp.where(idx == 0, first, xp.where(idx == 1, second, out))
+        return xp.astype(out, dt)
+
+    return arange
+
+
 host_namespace = _derive("unifiedarray.compute.host", _compat_numpy)
 for _name, _fn in _direct_reductions().items():
     setattr(host_namespace, _name, _fn)
@@ -214,6 +237,7 @@ def __getattr__(name: str) -> Any:
 
         ns = _derive("unifiedarray.compute.cuda", compat_cupy)
         ns.getitem, ns.setitem = _checked_indexing(compat_cupy)  # type: ignore[attr-defined]
+        ns.arange = _planned_arange(compat_cupy)  # type: ignore[attr-defined]
         sys.modules[__name__].cuda_namespace = ns  # type: ignore[attr-defined]
         return ns
     if name == "mlx_namespace":

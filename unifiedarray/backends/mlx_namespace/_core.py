@@ -25,6 +25,7 @@ import mlx.core as mx
 import numpy as np
 from numpy.exceptions import AxisError
 
+from ... import _rules
 from ..._ledger import transfer
 
 _NAMES = (
@@ -156,6 +157,11 @@ def _oracle(path: str, specs: tuple, kwargs: tuple) -> np.dtype:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out = _lookup(path)(*args, **dict(kwargs))
+    except TypeError:
+        # NumPy's own exception (its UFuncTypeError for a missing loop, which
+        # names the function and dtypes): the host raises it for the same
+        # call, so MLX raises it too.
+        raise
     except Exception as exc:
         names = ", ".join(s.name if isinstance(s, np.dtype) else s.__name__ for s in specs)
         raise TypeError(f"mlx: {path} is not defined for ({names}): {exc}") from None
@@ -192,26 +198,32 @@ def is_array(x: Any) -> bool:
 
 
 def scalar(value: Any, dtype: np.dtype, op: str = "") -> Array:
-    """A 0-d MLX array of ``dtype`` holding a Python scalar.
-
-    Integers out of the dtype's range raise ``OverflowError`` (as NumPy 2
-    does) rather than wrap: a wrapped value would be a silent change.
-    """
+    """A 0-d MLX array of ``dtype`` holding a Python (or NumPy) scalar,
+    converted as the rules convert it (:func:`unifiedarray._rules.element`):
+    an int out of the dtype's range is an ``OverflowError`` (NumPy 2's),
+    never a wrapped value, and a float into float16/float32 rounds (and
+    overflows) as NumPy's does.  MLX's own conversion never decides."""
     target = check_holdable(op or "scalar", dtype)
-    if isinstance(value, (builtins.int, np.integer)) and not isinstance(value, (builtins.bool, np.bool_)):
-        v = builtins.int(value)
-        if dtype.kind in "iu":
-            info = np.iinfo(dtype)
-            if not info.min <= v <= info.max:
-                where = f" in {op}" if op else ""
-                raise OverflowError(f"mlx: Python int {v} is out of bounds for {dtype.name}{where}")
-        if v > _INT64_MAX or v < _INT64_MIN:
-            # MLX converts Python ints through int64; NumPy does not.
-            return mx.array(np.asarray(v, dtype=dtype), dtype=target)
-        return mx.array(v, dtype=target)
-    if isinstance(value, (builtins.complex, np.complexfloating)) and dtype.kind != "c":
-        return mx.array(np.asarray(value, dtype=dtype), dtype=target)
-    return mx.array(value, dtype=target)
+    t = type(value)
+    if (dtype, t) in _EXACT:
+        return mx.array(value, dtype=target)
+    if t is builtins.int and dtype.kind in "iu":
+        lo, hi = _int_range(dtype)
+        if lo <= value <= hi and _INT64_MIN <= value <= _INT64_MAX:
+            return mx.array(value, dtype=target)  # MLX converts Python ints through int64
+    return mx.array(_rules.element(dtype, value, f"mlx {op}" if op else "mlx"), dtype=target)
+
+
+_EXACT = frozenset(
+    [(FLOAT64, builtins.float), (BOOL, builtins.bool), (INT64, builtins.bool), (FLOAT64, builtins.bool)]
+    + [(np.dtype(n), builtins.bool) for n in _NAMES]
+)
+
+
+@functools.lru_cache(maxsize=64)
+def _int_range(dtype: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
 
 
 _INT64_MAX = int(np.iinfo(np.int64).max)

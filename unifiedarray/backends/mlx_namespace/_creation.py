@@ -16,12 +16,14 @@ from typing import Any
 import mlx.core as mx
 import numpy as np
 
+from ... import _rules
+from ..._devices import MLX as _MLX
 from ._core import (
     BOOL,
-    COMPLEX64,
     DEFAULT_COMPLEX,
     DEFAULT_FLOAT,
     DEFAULT_INT,
+    FLOAT32,
     FLOAT64,
     Array,
     as_np_dtype,
@@ -148,7 +150,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = N
         return mx.eye(n, m, k=k, dtype=mdt)
 
 
-_INT62 = 2**62
+_FLOAT16 = np.dtype(np.float16)
 
 
 def arange(
@@ -160,27 +162,31 @@ def arange(
     dtype: Any = None,
     device: Any = None,
 ) -> Array:
-    """Array API ``arange``: ``ceil((stop - start) / step)`` elements
-    ``start + i * step``, computed in int64 (integer arguments) or float64,
-    then cast to ``dtype``."""
-    if stop is None:
-        start, stop = 0, start
-    if step == 0:
-        raise ZeroDivisionError("mlx arange: step must not be zero")  # NumPy's class
-    all_int = all(isinstance(v, (builtins.int, np.integer)) for v in (start, stop, step))
-    dt, mdt = _dtype(dtype, DEFAULT_INT if all_int else DEFAULT_FLOAT, "arange")
-    # An exact ceiling for ints; floats as NumPy computes it.
-    n = builtins.max(0, -((start - stop) // step)) if all_int else builtins.max(0, math.ceil((stop - start) / step))
-    if n > _INT64_MAX:
-        raise ValueError(f"mlx arange: {n} elements is more than an array can hold")  # NumPy's class
-    with cpu_if(dt, FLOAT64):
+    """Array API ``arange``, as the rules compute it
+    (:func:`unifiedarray._rules.arange_plan`: NumPy's length, first two
+    elements and errors): element i > 1 is ``first + i * (second - first)``
+    in the result's dtype, so integers are exact over the whole int64 and
+    uint64 range (float16 is computed in float32, as NumPy does)."""
+    dt = _rules.arange_dtype(start, stop, step, _MLX) if dtype is None else as_np_dtype(dtype)
+    mdt = check_holdable("arange", dt)
+    plan = _rules.arange_plan(start, stop, step, dt)
+    n = plan.n
+    work = FLOAT32 if dt == _FLOAT16 else dt
+    with cpu_if(dt):
         if n == 0:
             return mx.zeros((0,), dtype=mdt)
+        # From NumPy arrays of the exact dtype (MLX would take a NumPy float64 scalar as float32).
+        wdt = check_holdable("arange", work)
+        first = mx.array(np.asarray(plan.first, dtype=work), dtype=wdt)
+        if n == 1:
+            return first.reshape(1).astype(mdt)
+        second = mx.array(np.asarray(plan.second, dtype=work), dtype=wdt)
+        if dt.kind == "b":
+            return mx.concatenate([first.reshape(1), second.reshape(1)]).astype(mdt)
         idx = mx.arange(n, dtype=mx.int64)
-        if all_int and builtins.max(abs(start), abs(stop), abs(step)) < _INT62:
-            out = idx * step + start
-        else:
-            out = idx.astype(mx.float64) * scalar(step, FLOAT64) + scalar(start, FLOAT64)
+        out = first + idx.astype(first.dtype) * (second - first)
+        # Elements 0 and 1 are the converted start and start + step, exactly (inf - inf is no step).
+        out = mx.where(idx == 0, first, mx.where(idx == 1, second, out))
         return out if out.dtype == mdt else out.astype(mdt)
 
 
@@ -195,8 +201,10 @@ def linspace(
     endpoint: bool = True,
 ) -> Array:
     """Array API ``linspace``, computed as NumPy does (``start + i * step``
-    in float64 or complex64, the last element set to ``stop`` when
-    ``endpoint``), then cast to ``dtype``."""
+    in float64, the last element set to ``stop`` when ``endpoint``), then
+    cast to ``dtype``; complex values as NumPy's complex128 gives them, its
+    real and imaginary parts each computed so in float64 (MLX holds no
+    complex128), then rounded to complex64."""
     num = operator.index(num)
     if num > _INT64_MAX:
         raise ValueError("mlx linspace: num is too large")  # NumPy's class
@@ -206,7 +214,15 @@ def linspace(
     dt, mdt = _dtype(dtype, DEFAULT_COMPLEX if is_complex else DEFAULT_FLOAT, "linspace")
     if is_complex and dt.kind != "c":
         raise TypeError(f"mlx linspace: complex bounds need a complex dtype, not {dt.name}")
-    work = COMPLEX64 if dt.kind == "c" else FLOAT64
+    if dt.kind == "c":
+        z0, z1 = complex(start), complex(stop)
+        kw = {"dtype": FLOAT64, "endpoint": endpoint}
+        re = linspace(z0.real, z1.real, num, **kw)  # type: ignore[arg-type]
+        im = linspace(z0.imag, z1.imag, num, **kw)  # type: ignore[arg-type]
+        with cpu_if(FLOAT64):
+            # (a + 0j) * 1j is exact: the parts are rounded once, to complex64.
+            return re.astype(mdt) + im.astype(mdt) * mx.array(1j, dtype=mdt)
+    work = FLOAT64
     with cpu_if(dt, work):
         if num == 0:
             return mx.zeros((0,), dtype=mdt)
@@ -220,6 +236,8 @@ def linspace(
                 out = mx.concatenate([out[:-1], stop_a.reshape(1)])
         else:
             out = mx.broadcast_to(start_a, (num,))
+        if dt.kind in "iu":
+            out = mx.floor(out)  # NumPy 2 rounds towards -inf for an integer dtype (a cast would truncate)
         return out if out.dtype == mdt else out.astype(mdt)
 
 

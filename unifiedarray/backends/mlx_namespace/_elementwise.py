@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import contextlib
 import math
-import operator
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import mlx.core as mx
 import numpy as np
 
+from ... import _rules
 from ._core import (
     BOOL,
     FLOAT64,
@@ -424,7 +424,12 @@ def _signature(x: Any) -> Any:
 def _plan(name: str, args: tuple) -> _Plan:
     out = result_dtype(name, *args)
     out_mx = check_holdable(name, out)
-    compute = _compute_dtype(out, dtype_of(args[0])) if len(args) == 1 else out if out != BOOL else common_dtype(*args)
+    if name.startswith("logical_"):
+        compute = BOOL  # NumPy's loop: every argument as a truth value (logical_and(int8, 128) is True there)
+    elif len(args) == 1:
+        compute = _compute_dtype(out, dtype_of(args[0]))
+    else:
+        compute = out if out != BOOL else common_dtype(*args)
     special = compute == _COMPLEX128 and name in _BOOL_OF_COMPLEX128
     dtypes = [out, compute] + [dtype_of(a) for a in args if is_array(a)]
     return _Plan(out_mx, compute, FLOAT64 in dtypes, special)
@@ -505,16 +510,27 @@ def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[
     direct: set[Any] = set()
     judged: set[Any] = set()
 
+    compares = name in _rules.COMPARISONS
+
     def fn(x1: Any, x2: Any, /) -> Array:
         key = (_signature(x1), _signature(x2))
         if key in direct:
             res = impl(x1, x2)
             return fresh(res) if res is x1 or res is x2 else res
+        if compares and (type(x1) is int or type(x2) is int):
+            constant = _int_comparison(name, x1, x2)
+            if constant is not None:
+                return constant
         plan = plans.get(key)
         if plan is None:
             if not (is_array(x1) or is_array(x2)):
                 raise TypeError(f"mlx {name}: at least one argument must be an mlx array")
-            plan = plans[key] = _plan(name, (x1, x2))
+            try:
+                plan = plans[key] = _plan(name, (x1, x2))
+            except TypeError:
+                if is_array(x1) and is_array(x2):
+                    np.broadcast_shapes(x1.shape, x2.shape)  # shapes first, as the host checks them
+                raise
         if plan.special:
             with cpu_if(FLOAT64):
                 return _BOOL_OF_COMPLEX128[name](_parts64(x1), _parts64(x2))
@@ -530,6 +546,17 @@ def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Array API ``{name}`` on MLX arrays (Python scalars allowed, weakly typed)."
     return fn
+
+
+def _int_comparison(name: str, x1: Any, x2: Any) -> Array | None:
+    """An array compared with a Python int: the rules' answer
+    (:func:`unifiedarray._rules.binary_scalar`) where it is a constant (an
+    int outside the array's range), else None."""
+    arr, value, reflected = (x1, x2, False) if is_array(x1) else (x2, x1, True)
+    if not is_array(arr):
+        return None
+    constant = _rules.binary_scalar(name, dtype_of(arr), value, reflected)
+    return None if constant is None else mx.full(arr.shape, constant, dtype=mx.bool_)
 
 
 _NO_CONTEXT = contextlib.nullcontext()
@@ -609,10 +636,20 @@ FUNCTIONS["pow"] = _integer_pow(FUNCTIONS["pow"])
 
 
 def clip(x: Array, /, min: Any | None = None, max: Any | None = None) -> Array:
-    """Array API ``clip``: the result keeps ``x``'s dtype; NaN in ``x``,
-    ``min`` or ``max`` gives NaN."""
+    """Array API ``clip``: the result keeps ``x``'s dtype, except where the
+    rules say otherwise (:func:`unifiedarray._rules.clip_plan`: bounds of
+    another kind give NumPy's dtype; a Python int bound outside x's range
+    clips nothing or cannot be held); NaN in ``x``, ``min`` or ``max``
+    gives NaN."""
     require_array(x, "clip")
-    bounds = [b.dtype for b in (min, max) if is_array(b)]  # type: ignore[union-attr]
+    lo_dtype = dtype_of(min) if is_array(min) else None  # type: ignore[arg-type]
+    hi_dtype = dtype_of(max) if is_array(max) else None  # type: ignore[arg-type]
+    plan = _rules.clip_plan(dtype_of(x), min, max, lo_dtype, hi_dtype)
+    if plan.dtype.kind == "c":
+        raise TypeError("mlx clip: complex input is not ordered")
+    x = cast(x, plan.dtype, "clip")
+    min, max = plan.min, plan.max
+    bounds = [b.dtype for b in (min, max) if is_array(b)]
     with cpu_if(x.dtype, *bounds, *(common_dtype(x, b) for b in (min, max) if is_array(b))):
         return _clip(x, min, max)
 
@@ -632,19 +669,7 @@ def _clip(x: Array, min: Any | None, max: Any | None) -> Array:
             check_holdable("clip", common)
             out = pick(cast(out, common, "clip"), cast(bound, common, "clip"))
             continue
-        if dt.kind in "iu" and isinstance(bound, float) and not math.isfinite(bound):
-            if math.isnan(bound):
-                raise ValueError("mlx clip: a NaN bound for an integer array")
-            continue  # an infinite bound clips nothing
-        if dt.kind in "iu":
-            try:
-                bound = operator.index(bound)  # exact, for ints and integer scalars above 2**53 too
-            except TypeError:
-                bound = math.floor(bound) if pick is mx.minimum else math.ceil(bound)
-            info = np.iinfo(dt)
-            bound = int(info.min) if bound < info.min else int(info.max) if bound > info.max else bound
-        elif dt == BOOL:
-            bound = bool(bound)
+        # The rules' plan made the bound x's kind, in x's range.
         out = pick(out, scalar(bound, dtype_of(out), "clip"))
     if dtype_of(out) != dt:
         out = out.astype(x.dtype)

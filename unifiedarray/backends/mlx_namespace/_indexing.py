@@ -289,7 +289,10 @@ def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
         raise ValueError("mlx take_along_axis: indices must have as many dimensions as x")
     ax = normalize_axis(axis, x.ndim, "take_along_axis")
     xs, js = list(x.shape), list(indices.shape)
-    others = np.broadcast_shapes(tuple([*xs[:ax], 1, *xs[ax + 1 :]]), tuple([*js[:ax], 1, *js[ax + 1 :]]))
+    try:
+        others = np.broadcast_shapes(tuple([*xs[:ax], 1, *xs[ax + 1 :]]), tuple([*js[:ax], 1, *js[ax + 1 :]]))
+    except ValueError as exc:
+        raise IndexError(f"mlx take_along_axis: shape mismatch: {exc}") from None  # the host's class
     xshape = list(others)
     xshape[ax] = xs[ax]
     jshape = list(others)

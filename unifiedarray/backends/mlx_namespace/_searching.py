@@ -15,22 +15,22 @@ from typing import Any, Literal, NamedTuple
 import mlx.core as mx
 import numpy as np
 
+from ... import _rules
 from ._core import (
     Array,
     cast,
     check_holdable,
     common_dtype,
     cpu_if,
+    dtype_of,
     float64_on_cpu,
     from_host,
     is_array,
     normalize_axes,
     normalize_axis,
     require_array,
-    scalar,
     to_host,
 )
-from ._creation import _scalar_default
 
 _MX_INDEX = mx.int64
 
@@ -174,14 +174,25 @@ def where(condition: Array, x1: Any, x2: Any, /) -> Array:
     """Array API ``where``; ``x1`` and ``x2`` promote (scalars weakly)."""
     require_array(condition, "where")
     cond = condition if condition.dtype == mx.bool_ else condition != 0
-    dt = common_dtype(x1, x2) if is_array(x1) or is_array(x2) else common_dtype(scalar(x1, _default_for(x1)), x2)
+    dt = _where_dtype(x1, x2)
     check_holdable("where", dt)
     with cpu_if(dt):
         return mx.where(cond, cast(x1, dt, "where"), cast(x2, dt, "where"))
 
 
-def _default_for(v: Any) -> np.dtype:
-    return _scalar_default(v)
+def _where_dtype(x1: Any, x2: Any) -> np.dtype:
+    """``where``'s dtype, as the rules decide it (:func:`unifiedarray._rules.where_scalar`):
+    NumPy's, a Python scalar weak, its kind and range checked.  A NumPy
+    scalar counts as a 0-d array of its dtype."""
+    d1 = dtype_of(x1) if is_array(x1) else x1.dtype if isinstance(x1, np.generic) else None
+    d2 = dtype_of(x2) if is_array(x2) else x2.dtype if isinstance(x2, np.generic) else None
+    if d1 is not None and d2 is not None:
+        return np.result_type(d1, d2)
+    if d1 is not None:
+        return _rules.where_scalar(d1, x2)
+    if d2 is not None:
+        return _rules.where_scalar(d2, x1)
+    return _rules.where_scalars(x1, x2)
 
 
 # -- sorting ---------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 
 import mlx.core as mx
 
+from ... import _rules
 from ._core import (
     FLOAT64,
     Array,
@@ -184,6 +185,9 @@ def _cumulative(
     name: str, scan: Callable[..., Array], identity: int, x: Array, axis: int | None, dtype: Any, include_initial: bool
 ) -> Array:
     require_array(x, name)
+    if axis is None and x.ndim == 0:
+        _rules.cumulative_of_0d(name, include_initial)  # the rules: the 1-d array of its element
+        x = x.reshape(1)
     if axis is None:
         if x.ndim != 1:
             raise ValueError(f"mlx {name}: axis is required for arrays of other than one dimension")
