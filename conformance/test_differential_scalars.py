@@ -200,6 +200,11 @@ def _linspace(lib: Lib, dtype: str, s: Any) -> Any:
     return lib.create("linspace", 0, s, 3)
 
 
+def _pad(lib: Lib, dtype: str, s: Any) -> Any:
+    x = lib.array(dtype)
+    return np.pad(x, 1, constant_values=s) if lib.kind == "numpy" else lib.ns.pad(x, 1, constant_values=s)
+
+
 BINARY_OPERATORS = {
     "add": operator.add, "subtract": operator.sub, "multiply": operator.mul, "divide": operator.truediv,
     "floor_divide": operator.floordiv, "remainder": operator.mod, "pow": operator.pow,
@@ -253,6 +258,7 @@ ENTRIES.update(
         "arange(s, s + 3, dtype)": _arange,
         "arange(s, s + 3)": _arange_default,
         "linspace(0, s, 3)": _linspace,
+        "pad(x, 1, constant_values=s)": _pad,
     }
 )
 
@@ -261,6 +267,7 @@ ENTRIES.update(
 COVERED = (
     set(BINARY_FUNCTIONS)
     | {"where", "clip", "full", "full_like", "searchsorted", "result_type", "asarray", "arange", "linspace", "isin"}
+    | {"pad"}
     | {"__contains__", "__divmod__", "__rdivmod__"}
     | {f"__{m}__" for m in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor")}
     | {f"__r{m}__" for m in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor")}
@@ -300,9 +307,12 @@ def test_every_scalar_taking_entry_is_listed() -> None:
     # dtypes, devices and arrays of other libraries, not scalars of an array's dtype
     scalar_taking -= {"astype", "isdtype", "from_dlpack", "asnumpy", "std", "var", "finfo", "iinfo", "can_cast"}
     scalar_taking -= {"get_namespace", "prefetch", "DevicePlugin"}
+    # parameters, not values of an array's dtype: a probability, spacings, subscripts, a function
+    scalar_taking -= {"quantile", "gradient", "einsum", "fuse"}
     methods = {n for n, f in vars(ua.UnifiedArray).items() if n.startswith("__") and _takes_scalar_data(f)}
     methods -= {"__init__", "__array_ufunc__", "__array_function__", "__array__", "__dlpack__", "__getitem__"}
     methods -= {"__matmul__", "__rmatmul__", "__imatmul__", "__setstate__", "__reduce__", "__reduce_ex__"}
+    methods -= {"__deepcopy__"}  # its memo dict
     missing = sorted((scalar_taking | methods) - COVERED)
     assert not missing, f"scalar-taking entries not in the differential rules suite: {missing}"
     assert {"add", "where", "clip", "full", "__add__", "__setitem__"} <= scalar_taking | methods  # the scan finds them
