@@ -270,10 +270,17 @@ class BufferModel(RuleBasedStateMachine):
     def take_alias(self, name):
         take, positions = ALIASES[name]
         if name == "np.from_dlpack(host array)" and self.placement != "cpu":
-            # DLPack hands out the copy on the array's own device: a copy of the MLX copy.
+            if self.placement != "mlx":
+                return  # NumPy takes no CUDA capsule
+            # DLPack hands out the copy on the array's own device: a copy of
+            # the MLX copy.  (Not kept across steps: NumPy arrays imported
+            # from MLX's DLPack, kept alive, have crashed the interpreter in a
+            # later garbage collection in this model; see the report of #20.)
             expected = self.model_read("mlx")
-            alias = self.step(expected, lambda: take(self.buf))
-            self.rebuilt.append((alias, self.data.copy()))
+            copied = self.step(expected, lambda: take(self.buf))
+            np.testing.assert_array_equal(copied, self.data)
+            host = self.buf._copies.get(ua.Device.parse("cpu"))
+            assert host is None or not np.shares_memory(copied, host)
             return
         expected = self.model_write("cpu")  # an export is a host write
         alias = self.step(expected, lambda: take(self.buf))
@@ -283,7 +290,7 @@ class BufferModel(RuleBasedStateMachine):
     @precondition(lambda self: self.aliases)
     @rule(pick=st.integers(0, 10), k=st.integers(0, N - 1), v=st.integers(0, 100), other_thread=st.booleans())
     def write_through_alias(self, pick, k, v, other_thread):
-        name, alias, positions = self.aliases[pick % len(self.aliases)]
+        _, alias, positions = self.aliases[pick % len(self.aliases)]
         where = np.unravel_index(k % positions.size, positions.shape)
         value = self.value(v)
 
@@ -314,13 +321,19 @@ class BufferModel(RuleBasedStateMachine):
 
     @rule(how=st.sampled_from(["pickle 5 out of band", "distributed"]))
     def export_frames(self, how):
-        """Read-only exports: the frames of live memory cannot be written,
-        and the array rebuilt from them in this process is a copy."""
+        """Read-only exports: frames of live memory cannot be written (a
+        frame that is a copy may be), and the array rebuilt from them in
+        this process is a copy."""
         if how == "distributed" and not HAS_DISTRIBUTED:
             return
         array = UnifiedArray._from_buffer(self.buf)
-        host_frame = self.placement == "cpu" or "cpu" in self.valid or self.aliased
-        expected = self.model_read("cpu" if host_frame else "mlx") + (self.placement != "cpu")  # + the rebuild's upload
+        if self.placement == "cpu" or "cpu" in self.valid or self.aliased:
+            expected = self.model_read("cpu")  # a read-only view of the host copy
+        elif self.placement == "mlx":
+            expected = self.model_read("mlx")  # MLX's memory itself
+        else:
+            expected = self.model_read(self.placement) + 1  # a temporary host copy of the GPU's
+        expected += self.placement != "cpu"  # the rebuilt array's upload
 
         def export():
             if how == "distributed":
@@ -341,17 +354,21 @@ class BufferModel(RuleBasedStateMachine):
     @precondition(lambda self: self.frames)
     @rule(pick=st.integers(0, 10))
     def write_through_a_frame(self, pick):
-        frame = self.frames[pick % len(self.frames)]
+        frame = self.frames[pick % len(self.frames)].cast("B")
         if frame.nbytes:
-            with pytest.raises(TypeError, match="read-only"):
-                frame[0] = 1
+            try:
+                frame[0] = 0xA5  # live memory refuses this; a frame that is a copy takes it ...
+            except TypeError as exc:
+                assert "read-only" in str(exc)
+            # ... and the buffer must not see it (every later read checks)
 
     @precondition(lambda self: self.rebuilt)
     @rule(pick=st.integers(0, 10), v=st.integers(0, 100))
     def rebuilt_arrays_are_copies(self, pick, v):
         arr, data = self.rebuilt[pick % len(self.rebuilt)]
         np.testing.assert_array_equal(np.asarray(arr), data)  # the buffer's writes did not reach it
-        arr[0] = data[0] = self.value(v)  # nor do its writes reach the buffer (checked by every read)
+        if getattr(arr, "flags", None) is None or arr.flags.writeable:  # (NumPy imports MLX's DLPack read-only)
+            arr[0] = data[0] = self.value(v)  # nor do its writes reach the buffer (checked by every read)
 
     # -- MLX leases kept across steps ----------------------------------------------------
     @rule()
