@@ -87,8 +87,8 @@ class CudaBufferModel(BufferModel):
     @rule(v=st.integers(0, 100))
     def raw_device_write_then_mark(self, v):
         acc = str(self.buf._accelerator())
-        if acc not in self.allocated:
-            return
+        if acc not in self.allocated or not acc.startswith("cuda"):
+            return  # (an MLX placement's accelerator is MLX: a raw MLX write is lazy, on this thread's stream)
         expected = self.model_read(acc)
         raw = self.step(expected, lambda: self.buf._acquire(Device.parse(acc), False, "test raw"))
         with _gpu(acc):
@@ -98,6 +98,7 @@ class CudaBufferModel(BufferModel):
         if not self.aliased:
             self.valid = {acc}
         self.step(1 if self.aliased else 0, self.buf.mark_device_dirty)
+        self.epoch += 1  # a mark ends the MLX lease even when the valid set stays
 
 
 class _NoContext:

@@ -145,7 +145,7 @@ def _host_frame(x: UnifiedArray, reason: str) -> np.ndarray:
     buf = x._buf
     dev = buf._placement
     if dev is CPU or CPU in buf._valid:
-        host = _ops.host_export(x, reason)
+        host = _ops.readonly_host(x, reason)
     elif dev == MLX:
         # A view of MLX's own memory (host or unified memory; np.asarray
         # evaluates a lazy result first): no copy.

@@ -140,11 +140,12 @@ def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
         return views.follow(resolve(dev, ""), base, key)
 
 
-def host_export(x: UnifiedArray, reason: str) -> np.ndarray:
-    """x's host data, read-only, for an export that must not be written
-    (pickle and distributed frames): ``UnifiedBuffer._export_host``'s
-    read-only view, x's view chain applied (a copy where NumPy cannot
-    express the view, also read-only)."""
+def readonly_host(x: UnifiedArray, reason: str) -> np.ndarray:
+    """x's host data, read-only, for a read or an export that must not be
+    written (``x.to_numpy()``, pickle and distributed frames): a read that
+    marks nothing, ``UnifiedBuffer._export_host``'s read-only view with x's
+    view chain applied (a copy where NumPy cannot express the view, also
+    read-only)."""
     base = x._buf._export_host(reason, writable=False)
     if x._key is None:
         return base
