@@ -6,13 +6,19 @@ views) are taken at random; writes go through any view (index
 assignment, in-place operators) or through the buffer's host and MLX handles
 (an MLX lease kept across an array write), NumPy's out= and in-place functions, or
 NumPy's np.asarray alias, in this thread or another; results
-built in another thread are read here.  After every step every view must read the model's values on the host and on
+built in another thread are read here.  Host memory handed out by every
+export path (``np.asarray`` and NumPy views derived from it, ``memoryview``,
+DLPack, pickle protocol 5, distributed) is kept across steps and written at
+random times: aliases must write through to every view on every device and
+see every write, copies must do neither.  After every step every view must read the model's values on the host and on
 MLX (never stale), and a second read right after a first must move nothing
 (never redundant).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import pickle
 from concurrent.futures import ThreadPoolExecutor
 from unittest import mock
 
@@ -29,6 +35,19 @@ from .conftest import DEVICES
 
 #: A second thread, for steps run away from the thread that built the state.
 OTHER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ua-view-model")
+
+HAS_DISTRIBUTED = importlib.util.find_spec("distributed") is not None
+
+#: The export paths the model keeps across steps.
+EXPORTS = [
+    "np.asarray",
+    "np.asarray(...).T",
+    "np.asarray(...)[::-1]",
+    "memoryview",
+    "np.from_dlpack",
+    "pickle 5 out of band",
+    "distributed",
+]
 
 SHAPES = [(4, 5), (7,), (2, 3, 2)]  # 1-D bases reach the integer fast path with a 0-d view
 
@@ -72,6 +91,8 @@ class ViewModel(RuleBasedStateMachine):
         self.model = np.arange(np.prod(shape)).reshape(shape).astype(dtype)
         self.base = xp.asarray(self.model, device=device)
         self.pairs = [(self.base, np.arange(self.model.size).reshape(shape))]
+        self.aliases: list = []  # (writable alias of the host copy, flat model indices of its elements)
+        self.copies: list = []  # (a copy handed out or rebuilt, its own values)
         # Two elements that the handle rules write.
         self.first, self.second = (0,) * len(shape), tuple(min(1, n - 1) for n in shape)
         return 0
@@ -208,15 +229,99 @@ class ViewModel(RuleBasedStateMachine):
 
     @rule(value=st.integers(-9, 9))
     def write_through_numpys_alias(self, value):
-        """np.asarray of a host-only array is a writable alias; of anything
-        else a read-only view, so a write never goes unseen."""
+        """np.asarray is a writable alias on every device."""
         alias = np.asarray(self.base)
-        if alias.flags.writeable:
-            alias[self.first] = value
-            self.model[self.first] = value
+        alias[self.first] = value
+        self.model[self.first] = value
+
+    # -- host memory handed out, kept across steps ------------------------------------
+    @rule(v=views, how=st.sampled_from(EXPORTS))
+    def export(self, v, how):
+        arr, idx = self.pair(v)
+        if how in ("pickle 5 out of band", "distributed"):
+            if how == "distributed" and not HAS_DISTRIBUTED:
+                return
+            self.copies.append((self.rebuilt(arr, how), self.values(idx).copy()))
+            return
+        if how == "np.from_dlpack":
+            if self.device.startswith("cuda"):
+                return  # NumPy takes no CUDA capsule
+            out = np.from_dlpack(arr)
         else:
-            with pytest.raises(ValueError):
-                alias[self.first] = value
+            out = np.asarray(arr)
+            if how == "np.asarray(...).T":
+                out, idx = out.T, idx.T
+            elif how == "np.asarray(...)[::-1]" and idx.ndim:
+                out, idx = out[::-1], idx[::-1]
+            elif how == "memoryview":
+                if not out.flags.c_contiguous or not out.ndim:
+                    return
+                out, idx = memoryview(out.reshape(-1)), idx.reshape(-1)
+        np.testing.assert_array_equal(np.asarray(out), self.values(idx))
+        if not np.size(idx):
+            return  # nothing to write through
+        host = self.base.buffer._copies.get(xp.Device.parse("cpu"))
+        if host is not None and np.shares_memory(np.asarray(out), host):
+            # An alias on every device (np.asarray), or on the host (DLPack):
+            # writable, and it sees every write.
+            assert not out.readonly if isinstance(out, memoryview) else out.flags.writeable
+            self.aliases.append((out, idx))
+        elif how != "np.from_dlpack":
+            # A copy: np.asarray of a view NumPy cannot express, read-only.
+            assert out.readonly if isinstance(out, memoryview) else not out.flags.writeable
+            self.copies.append((out, self.values(idx).copy()))
+        # (DLPack on MLX hands out a copy on the array's own device; NumPy's
+        # imports of MLX's DLPack are not kept across steps: see the buffer model.)
+
+    def rebuilt(self, arr, how):
+        """An array rebuilt in this process from arr's read-only frames:
+        a copy, on arr's device."""
+        if how == "distributed":
+            from distributed.protocol import deserialize, serialize
+
+            header, frames = serialize(arr)
+            self.frames_of_live_memory_refuse_writes([f for f in frames if isinstance(f, memoryview)])
+            out = deserialize(header, frames)
+        else:
+            bufs: list = []
+            out = pickle.loads(pickle.dumps(arr, protocol=5, buffer_callback=bufs.append), buffers=bufs)
+            self.frames_of_live_memory_refuse_writes([b.raw() for b in bufs])
+        assert out.device == arr.device
+        return out
+
+    def frames_of_live_memory_refuse_writes(self, frames):
+        host = self.base.buffer._copies.get(xp.Device.parse("cpu"))
+        for frame in frames:  # a writable frame is a copy (of a view that is not one block)
+            if frame.nbytes and not frame.readonly and host is not None:
+                assert not np.shares_memory(np.asarray(frame), host)
+
+    @rule(data=st.data(), value=st.integers(-9, 9), other_thread=st.booleans())
+    def write_an_export(self, data, value, other_thread):
+        kept = self.aliases + self.copies
+        if not kept:
+            return
+        i = data.draw(st.integers(0, len(kept) - 1))
+        out, what = kept[i]
+        if not np.size(what):
+            return
+        where = np.unravel_index(data.draw(st.integers(0, np.size(what) - 1)), np.shape(what))
+        if isinstance(out, np.ndarray) and not out.flags.writeable:
+            return  # a read-only copy
+
+        def write():
+            out[where] = value
+
+        OTHER_THREAD.submit(write).result(timeout=60) if other_thread else write()
+        if i < len(self.aliases):
+            self.set_values(what[where], value)  # an alias: the array sees it
+        else:
+            what[where] = value  # a copy: its own data only
+
+    @rule(data=st.data())
+    def drop_an_export(self, data):
+        kept = self.aliases if data.draw(st.booleans()) else self.copies
+        if kept:
+            del kept[data.draw(st.integers(0, len(kept) - 1))]  # the last alias gone, the buffer is unexported
 
     @rule()
     def read_the_mlx_copy(self):
@@ -231,9 +336,17 @@ class ViewModel(RuleBasedStateMachine):
         self.base.buffer.host[self.first] = value
         self.model[self.first] = value
 
+    def refuses_mlx_handle(self):
+        """While a host alias lives, a writable MLX handle is refused."""
+        if not self.aliases:
+            return False
+        with pytest.raises(BufferError, match="alias"):
+            _ = self.base.buffer.mlx
+        return True
+
     @rule(value=st.integers(-9, 9))
     def write_mlx_handle(self, value):
-        if "mlx" not in DEVICES:
+        if "mlx" not in DEVICES or self.refuses_mlx_handle():
             return
         import mlx.core as mx
 
@@ -246,7 +359,7 @@ class ViewModel(RuleBasedStateMachine):
         """A ``buf.mlx`` lease taken before an array write stays valid after
         it (the write is on MLX: MLX stays the only valid copy), so a write
         through the lease after the array write reaches the buffer."""
-        if self.device != "mlx":
+        if self.device != "mlx" or self.refuses_mlx_handle():
             return
         import mlx.core as mx
 
@@ -295,6 +408,10 @@ class ViewModel(RuleBasedStateMachine):
     def every_view_reads_the_model_on_every_device(self):
         if not hasattr(self, "pairs"):
             return
+        # First (no library call has synced anything yet): every alias has
+        # seen every write, on whichever device it was made.
+        for out, idx in self.aliases:
+            np.testing.assert_array_equal(np.asarray(out), self.values(idx))
         for arr, idx in self.pairs:
             expected = self.values(idx)
             np.testing.assert_array_equal(np.asarray(arr), expected)
@@ -309,6 +426,8 @@ class ViewModel(RuleBasedStateMachine):
             for arr, _ in self.pairs:
                 np.asarray(arr)
         assert t.count == 0, "a second read moved data"
+        for out, values in self.copies:  # a copy sees none
+            np.testing.assert_array_equal(np.asarray(out), values)
 
 
 ViewModel.TestCase.settings = settings(

@@ -62,6 +62,8 @@ class CudaBufferModel(BufferModel):
     @rule(v=st.integers(0, 100))
     def write_through_device_handle(self, v):
         acc = str(self.buf._accelerator())
+        if self.refuses_device_handle(lambda: self.buf.device):
+            return
         expected = self.model_write(acc)
         handle = self.step(expected, lambda: self.buf.device)
         with _gpu(acc) if acc.startswith("cuda") else _NoContext():
@@ -75,24 +77,25 @@ class CudaBufferModel(BufferModel):
         src = (np.arange(N) * v % 5).astype(self.dtype)
         with _gpu(on):
             src_arr = cupy.asarray(src)
-        self.allocated.add(on)
-        self.valid = {on}
-        self.step(0, lambda: self.buf.copy_from(src_arr))
+        self.copy_in(on, lambda: self.buf.copy_from(src_arr))
         self.data[:] = src
 
     @precondition(lambda self: any(d.startswith("cuda") for d in self.allocated))
     @rule(v=st.integers(0, 100))
     def raw_device_write_then_mark(self, v):
         acc = str(self.buf._accelerator())
-        if acc not in self.allocated:
-            return
+        if acc not in self.allocated or not acc.startswith("cuda"):
+            return  # (an MLX placement's accelerator is MLX: a raw MLX write is lazy, on this thread's stream)
         expected = self.model_read(acc)
         raw = self.step(expected, lambda: self.buf._acquire(Device.parse(acc), False, "test raw"))
         with _gpu(acc):
             raw[0] = self.value(v).item()  # a write the library cannot see ...
         self.data[0] = self.value(v)
-        self.buf.mark_device_dirty()  # ... declared by the user
-        self.valid = {acc}
+        # ... declared by the user (while a host alias lives, copied back to the host at once)
+        if not self.aliased:
+            self.valid = {acc}
+        self.step(1 if self.aliased else 0, self.buf.mark_device_dirty)
+        self.epoch += 1  # a mark ends the MLX lease even when the valid set stays
 
 
 class _NoContext:

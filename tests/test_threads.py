@@ -79,7 +79,7 @@ def mlx_values(native) -> np.ndarray:
     return np.array(native, copy=True)
 
 
-# -- (a) a host lease written while another thread reads on MLX ----------------------------
+# -- (a) a host alias written while another thread reads on MLX ----------------------------
 
 
 def host_lease_against_mlx_reads(seconds: float) -> None:
@@ -88,25 +88,19 @@ def host_lease_against_mlx_reads(seconds: float) -> None:
     done = [0]  # increments that reached the buffer (the writer's count)
 
     def writer(running):
+        h = buf.host  # an alias: the host copy is authoritative while it lives
         while running():
-            h = buf.host  # a lease: the host copy becomes the only valid one
-            while running():  # write through it until the lease ends
-                try:
-                    h += 1  # four elements: NumPy keeps the GIL, the write is never half done
-                except ValueError:  # the lease ended before this write: nothing written
-                    break
-                done[0] += 1
+            h += 1  # four elements: NumPy keeps the GIL, the write is never half done
+            done[0] += 1
 
     def reader(running):
         while running():
-            # Under the buffer's lock nobody can take a new lease, and a lease
-            # that ended cannot write: two valid copies must hold the same data.
-            with buf._lock:
-                on_mlx = mlx_values(buf.read("mlx"))
-                on_host = buf.to_numpy().copy()
-                assert buf.valid_devices == {"cpu", "mlx"}
-            assert (on_mlx == on_host).all(), f"stale: MLX {on_mlx}, host {on_host}"
-            assert len(set(on_host.tolist())) == 1, f"torn: {on_host}"
+            # A read on MLX re-syncs from the host (the alias may have
+            # written): it sees data at least as new as the host before it.
+            before = buf.to_numpy().copy()
+            on_mlx = mlx_values(buf.read("mlx"))
+            after = buf.to_numpy().copy()
+            assert (before <= on_mlx).all() and (on_mlx <= after).all(), f"stale: MLX {on_mlx}, host {before}"
 
     run_together(seconds, writer, reader)
     assert buf.to_numpy().tolist() == [done[0]] * 4

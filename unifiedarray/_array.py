@@ -568,13 +568,15 @@ class UnifiedArray:
 
     # -- NumPy-style conversions and in-place methods -----------------------------
     def to_numpy(self) -> np.ndarray:
-        """The data on the host, as ``np.asarray(x)`` gives it (synced if stale).
+        """The data on the host, as a read-only NumPy view (synced if stale;
+        marks nothing, as ``buf.to_numpy()``).  ``np.asarray(x)`` is the
+        writable alias; ``np.array(x)`` a copy.
 
         >>> import unifiedarray as xp
         >>> xp.arange(3).to_numpy()
         array([0, 1, 2])
         """
-        return _interop.array(self, None, None)
+        return _dispatch.readonly_host(self, "to_numpy")
 
     def tolist(self) -> Any:
         """The data as nested Python lists (scalars for a 0-d array)."""

@@ -14,11 +14,33 @@ the current data.  The whole state machine is those two things:
 Writes are tracked without relying on the user: every public path that can
 write marks its copy.  A writable handle (``.host``, ``.device``, ``.mlx``,
 ``.metal``) counts as a write when it is handed out, because the library
-cannot see what the caller does with it.  Such a handle is a *lease* that
-ends when another copy becomes valid:
+cannot see what the caller does with it.
 
-* host handles are then made read-only, so a late write through them raises
-  instead of going stale unnoticed;
+Host memory leaves the buffer writable by one path only,
+:meth:`UnifiedBuffer._export_host` (behind ``.host``, ``np.asarray``,
+DLPack, ...): the array it hands out is a view whose memory is owned by the
+buffer's *export anchor*, an object that is not an ndarray, so that NumPy
+stops collapsing the bases of every view, memoryview, pickle buffer or
+DLPack capsule derived from it there: each keeps the anchor alive.  The
+anchor's reference count therefore says whether an alias of the host copy
+may still be alive (:meth:`UnifiedBuffer._host_aliased`), whatever the
+caller did with it.  While one may be, the host copy is authoritative:
+
+* it stays valid, and counts as possibly written at any time;
+* a device read re-syncs the device copy from it first (a counted move,
+  reason ``"host alias: ..."``, subject to the transfer guard), and the
+  device copy is valid for that access only;
+* a device write is copied back to it at once (counted the same way), so
+  the alias sees it and a later write through the alias is never unseen;
+* a writable device handle (``.mlx``, ``.device`` on a GPU) is refused with
+  ``BufferError``: its writes could not be copied back.
+
+When the last alias dies the buffer is as if never exported.  Read-only
+exports (``to_numpy``, ``read``, pickle and distributed frames) come from the
+same method and mark nothing; whoever rebuilds an array from them copies.
+
+The other handles are *leases* that end when another copy becomes valid:
+
 * MLX handles are detached (MLX's in-place ``a[i] = v`` rebinds only the
   handle it is called on), so a late write cannot corrupt the buffer (while
   the lease lasts, writes through the handle run on the library's MLX stream
@@ -27,13 +49,10 @@ ends when another copy becomes valid:
   them after their lease are the case ``mark_device_dirty()`` exists for.
 
 A lease ends *before* a move copies anything, so a write through it in
-another thread during the copy raises (host) or misses the buffer (MLX)
-instead of reaching the source copy only.  Writes made by the library itself
-go through :meth:`UnifiedBuffer._apply_write`, which keeps a live lease on
-the written copy valid.
-
-Read paths (``to_numpy``, ``read``) hand out read-only views or use the copy
-internally and never mark anything.
+another thread during the copy misses the buffer instead of reaching the
+source copy only.  Writes made by the library itself go through
+:meth:`UnifiedBuffer._apply_write`, which keeps a live lease on the written
+copy valid.
 
 The public :attr:`UnifiedBuffer.state` summarises per-copy validity in the
 six states of the design documents; see ``docs/buffer.md``.
@@ -55,9 +74,10 @@ array([0., 1., 2., 3.], dtype=float32)
 from __future__ import annotations
 
 import _thread
+import ctypes
 import operator
+import sys
 import threading
-import weakref
 from enum import Enum
 from math import prod
 from typing import Any
@@ -70,7 +90,7 @@ from ._ledger import transfer
 from ._policy import check_transfer
 from .backends import _registry, backend_for, backend_of_native
 
-__all__ = ["BufferState", "HostHandle", "UnifiedBuffer"]
+__all__ = ["BufferState", "UnifiedBuffer"]
 
 
 class BufferState(Enum):
@@ -114,40 +134,48 @@ def _normalize_shape(shape: Any) -> tuple[int, ...]:
     return out
 
 
-class HostHandle(np.ndarray):
-    """The writable NumPy view that ``UnifiedBuffer.host`` hands out.
+def _anchor_of(native: np.ndarray) -> Any:
+    """The export anchor of the host copy ``native``: a ctypes array over
+    its memory that keeps ``native`` alive, with the byte offset of
+    ``native``'s first element in it.  Not an ndarray, so NumPy's views of
+    arrays made over it keep their base there (see ``_export_host``)."""
+    low, high = np.lib.array_utils.byte_bounds(native)
+    anchor: Any = (ctypes.c_char * (high - low)).from_address(low)
+    anchor.owner = native  # the memory stays valid while any alias lives
+    anchor.offset = native.__array_interface__["data"][0] - low
+    return anchor
 
-    It is an ``ndarray`` in every way but one: views taken from it (slices,
-    reshapes, transposes) are registered with the buffer like the handle
-    itself, so when the lease ends they are all made read-only together and
-    none of them can write unseen.  Results of computations on it are plain
-    ``ndarray``s: they own their memory and need no tracking.
-    """
 
-    def __array_finalize__(self, obj: Any) -> None:
-        registry = getattr(obj, "_registry", None)
-        if registry is not None and self.base is not None and np.may_share_memory(self, obj):
-            if len(registry) >= 16:
-                registry[:] = [ref for ref in registry if ref() is not None]
-            registry.append(weakref.ref(self))
-            self._registry = registry
-        else:
-            self._registry = None
+class _Holder:
+    __slots__ = ("_anchor",)
+    _anchor: Any
 
-    def __array_wrap__(self, arr: Any, context: Any = None, return_scalar: bool = False) -> Any:
-        if getattr(arr, "_registry", None) is not None and not return_scalar:
-            # An in-place operation's result is its ``out``: a leased handle
-            # stays that handle (``h += 1`` must leave h revocable, not
-            # rebind it to a plain view that no lease end can reach).
-            return arr
-        arr = arr.view(np.ndarray) if type(arr) is not np.ndarray else arr
-        return arr[()] if return_scalar else arr
+
+def _alone_refs() -> int:
+    # What sys.getrefcount gives for an anchor that only the buffer's slot
+    # holds, measured the way _host_aliased measures it (so it holds on any
+    # Python version, whatever its reference-counting shortcuts).
+    holder = _Holder()
+    holder._anchor = _anchor_of(np.zeros(1))
+    anchor = holder._anchor
+    return sys.getrefcount(anchor)
+
+
+_ANCHOR_ALONE = _alone_refs()
 
 
 _MAKE_LOCK = threading.Lock()
 
 # frozenset({device}) per device, shared: "only this copy is valid".
 _ONLY: dict[Device, frozenset] = {}
+
+
+def _only(dev: Device) -> frozenset:
+    valid = _ONLY.get(dev)
+    if valid is None:
+        valid = _ONLY[dev] = frozenset((dev,))
+    return valid
+
 
 # Called as _ON_DEVICE_COPY(buffer, device) where a device copy is made, while
 # a device memory limit is set (unifiedarray._spill); None otherwise.
@@ -185,9 +213,9 @@ class UnifiedBuffer:
     __slots__ = (
         "__weakref__",
         "_after",
+        "_anchor",
         "_copies",
         "_dtype",
-        "_host_handles",
         "_lock_obj",
         "_mlx_leased",
         "_pending",
@@ -206,7 +234,7 @@ class UnifiedBuffer:
     _copies: dict[Device, Any]
     _valid: frozenset[Device]
     _lock_obj: Any
-    _host_handles: list[Any] | None
+    _anchor: Any  # the export anchor (see _export_host), or None: never exported, or no alias left
 
     def __init__(
         self,
@@ -230,7 +258,7 @@ class UnifiedBuffer:
         self._copies: dict[Device, Any] = {}
         self._valid: frozenset[Device] = frozenset()
         self._lock_obj: Any = None  # made on first use: most results never need it
-        self._host_handles: list[weakref.ref] | None = None  # the leased host handles' registry, made on first lease
+        self._anchor = None
         self._mlx_leased = False
         self._released = False
         self._version = 0
@@ -348,6 +376,8 @@ class UnifiedBuffer:
             copies = self._copies
             if dev is not CPU or len(copies) > 1 or (copies and CPU not in copies):
                 self._follow_streams(dev)  # this access's work goes after what it must follow, and is recorded
+            if self._anchor is not None and dev is not CPU and self._host_aliased():
+                return self._acquire_past_alias(dev, write, reason, explicit, overwrite)
             if dev not in self._valid:
                 if not self._valid or overwrite:
                     # No data yet (or all of it about to be replaced): nothing to move.
@@ -366,6 +396,95 @@ class UnifiedBuffer:
                 if self._valid != frozenset((dev,)):
                     self._set_valid(frozenset((dev,)))
             return self._copies[dev]
+
+    def _acquire_past_alias(self, dev: Device, write: bool, reason: str, explicit: bool, overwrite: bool) -> Any:
+        """:meth:`_acquire` of a device copy while a host alias may be alive.
+
+        The host copy is then authoritative and the only valid copy (the
+        export was a host write, and every access below leaves it so): the
+        alias may have written it since any device copy was made.  The
+        device copy is re-synced from it (a counted move, unless all of it
+        is about to be overwritten) and is valid for this access only: a
+        read leaves the host the only valid copy at once; a write leaves the
+        device copy the only valid one until the writer calls
+        :meth:`_write_back_past_alias`, which copies it back.  That copy
+        back is checked against the transfer guard here, before anything is
+        written, so a forbidden one fails with nothing changed."""
+        why = f"host alias: {reason}"
+        if write or overwrite:
+            check_transfer(str(dev), "cpu", self.nbytes, why, explicit)
+        if overwrite:
+            if dev not in self._copies:
+                self._copies[dev] = self._allocate(dev, zero=False)
+                if _ON_DEVICE_COPY is not None:
+                    _ON_DEVICE_COPY(self, dev)
+        elif dev not in self._valid:
+            self._move_to(dev, why, explicit)
+        if write or overwrite:
+            self._version += 1
+            self._set_valid(frozenset((dev,)))
+        else:
+            self._set_valid(_only(CPU))
+        return self._copies[dev]
+
+    def _write_back_past_alias(self, dev: Device, reason: str) -> None:
+        """After a write on ``dev``'s copy: while a host alias may be alive,
+        the written copy goes back to the host at once (counted; the guard
+        was asked in :meth:`_acquire_past_alias`) and the host is again the
+        only valid copy, so the alias sees the write and its own later
+        writes are not missed by the next device read."""
+        if dev is CPU or dev not in self._valid or CPU in self._valid or not self._host_aliased():
+            return
+        with transfer(str(dev), "cpu", self.nbytes, f"host alias: {reason}", False, False):
+            backend_for(dev).download(self._copies[dev], self._copies[CPU])
+        self._set_valid(_only(CPU))
+
+    def _host_aliased(self) -> bool:
+        """Whether an alias of the host copy handed out by
+        :meth:`_export_host` may still be alive: the export anchor is
+        referred to by more than this buffer.  Where none is, the anchor is
+        dropped: the buffer is again as if never exported."""
+        anchor = self._anchor
+        if anchor is None:
+            return False
+        if sys.getrefcount(anchor) > _ANCHOR_ALONE:
+            return True
+        self._anchor = None
+        return False
+
+    def _export_host(self, reason: str, writable: bool = True) -> np.ndarray:
+        """The host copy handed out of the library: the one way every path
+        that gives out host memory takes (``.host``, ``np.asarray``, DLPack,
+        the CPU ``.device``, pickle and distributed frames, ``read``).
+
+        Writable: a host write (the host copy becomes the only valid one,
+        synced first if stale) and a view over the export anchor, so that
+        the buffer knows, from the anchor's references, while any alias
+        derived from it may be alive (see the module docstring for what
+        happens then).  Read-only: a read (marks nothing) and a read-only
+        view; whoever needs to write into it copies first.
+
+        Example
+        -------
+        >>> import numpy as np
+        >>> from unifiedarray import UnifiedBuffer
+        >>> b = UnifiedBuffer((2,)); b.fill(1)
+        >>> alias = b._export_host("example")
+        >>> alias[0] = 5.0; b._host_aliased(), b.to_numpy().tolist()
+        (True, [5.0, 1.0])
+        >>> del alias; b._host_aliased()
+        False
+        """
+        with self._lock:
+            native = self._acquire(CPU, writable, reason)
+            if not writable:
+                view = native.view()
+                view.flags.writeable = False
+                return view
+            anchor = self._anchor
+            if anchor is None:
+                anchor = self._anchor = _anchor_of(native)
+            return np.ndarray(native.shape, native.dtype, anchor, anchor.offset, native.strides)
 
     def _allocate(self, dev: Device, zero: bool) -> Any:
         """A new copy on ``dev``: from this buffer's memory pool if it has
@@ -432,7 +551,7 @@ class UnifiedBuffer:
     def _set_valid(self, valid: frozenset[Device]) -> None:
         # Any change of the valid set ends the leases handed out so far: a
         # handle written after this point would be written unseen.
-        if self._host_handles or self._mlx_leased:
+        if self._mlx_leased:
             self._revoke_leases()
         if self._after is not None and valid != self._valid and any(rec[1] for rec in self._after.values()):
             # The leases end: their streams' work so far goes before what
@@ -511,39 +630,29 @@ class UnifiedBuffer:
             self._pending = _OrderAfter(self)
 
     def _revoke_leases(self) -> None:
-        """End every lease handed out: host handles become read-only, the
-        MLX handle is detached (the buffer keeps a new handle on the data)."""
-        if self._host_handles:
-            for ref in self._host_handles:
-                view = ref()
-                if view is not None:
-                    view.flags.writeable = False
-            self._host_handles = None
+        """End the MLX lease handed out, if any: the handle is detached (the
+        buffer keeps a new handle on the data).  Host memory needs no
+        revoking: its aliases are seen (see :meth:`_export_host`)."""
         if self._mlx_leased:
             self._copies[MLX] = backend_for(MLX).detach(self._copies[MLX])  # type: ignore[attr-defined]
             self._mlx_leased = False
 
-    def _lease(self, dev: Device, reason: str, plain: bool = False) -> Any:
+    def _lease(self, dev: Device, reason: str) -> Any:
         """A writable handle on ``dev``'s copy, counted as a write.  On the
-        host a ``HostHandle`` (whose views join the lease), or with ``plain``
-        a plain ndarray (what ``np.asarray`` hands out: NumPy would strip the
-        subclass anyway)."""
+        host, an alias from :meth:`_export_host`; on a device, refused
+        while a host alias may be alive (its writes could not be copied
+        back to the authoritative host copy)."""
+        if dev == CPU:
+            return self._export_host(reason)
         with self._lock:
+            if self._anchor is not None and self._host_aliased():
+                raise BufferError(
+                    f"{reason}: a writable handle on the {dev} copy is refused while a NumPy alias of this "
+                    f"buffer's host copy may be alive (np.asarray, .host, a DLPack export, or a view or "
+                    f"memoryview of one): the host copy is authoritative then, and writes through a device "
+                    f"handle could go unseen. Delete the alias, or write through the array"
+                )
             native = self._acquire(dev, True, reason)
-            if dev == CPU:
-                handles = self._host_handles
-                if handles is None:
-                    handles = self._host_handles = []
-                if plain:
-                    view = native.view()
-                else:
-                    view = native.view(HostHandle)  # not registered: native has no registry
-                    view._registry = handles
-                n = len(handles)
-                if n >= 16 and not n & (n - 1):  # drop the handles that are gone (at 16, 32, ...: amortised)
-                    handles[:] = [ref for ref in handles if ref() is not None]
-                handles.append(weakref.ref(view))
-                return view
             if dev == MLX:
                 # The same object (writes through it reach the buffer), made
                 # to write on the library's stream (see mlx_backend.lease).
@@ -579,6 +688,8 @@ class UnifiedBuffer:
                 self._write_mlx(native, write)
             else:
                 write(native)
+            if self._anchor is not None:
+                self._write_back_past_alias(dev, reason)
 
     def _write_mlx(self, native: Any, write: Any) -> None:
         """``write`` on the MLX copy ``native`` (this buffer's current one;
@@ -630,11 +741,9 @@ class UnifiedBuffer:
         False
         """
         dev = Device.parse(device)
-        native = self._acquire(dev, False, "UnifiedBuffer.read")
         if dev == CPU:
-            view = native.view()
-            view.flags.writeable = False
-            return view
+            return self._export_host("UnifiedBuffer.read", writable=False)
+        native = self._acquire(dev, False, "UnifiedBuffer.read")
         if dev == MLX:
             # A new handle: MLX's in-place writes rebind only the handle they
             # are made through, so the caller cannot write into the copy.
@@ -647,9 +756,11 @@ class UnifiedBuffer:
         """A writable NumPy view of the host copy (synced first if stale).
 
         Handing it out counts as a host write: the device copies become stale.
-        The view stays writable until another copy is next made valid; after
-        that it is read-only (take ``buf.host`` again to write again).  To
-        read without marking anything, use :meth:`to_numpy`.
+        While it (or any view, memoryview or export of it) is alive, the host
+        copy is authoritative: a device read re-syncs from it and a device
+        write is copied back to it (both counted, reason ``"host alias:
+        ..."``), so a write through it is never missed and it never reads
+        stale data.  To read without marking anything, use :meth:`to_numpy`.
         """
         return self._lease(CPU, "UnifiedBuffer.host")
 
@@ -716,6 +827,11 @@ class UnifiedBuffer:
             self._check_alive()
             if dev not in self._copies:
                 raise RuntimeError(f"mark_*_dirty: this buffer has no copy on {dev} to mark")
+            if dev is not CPU and self._anchor is not None and self._host_aliased():
+                # The host stays authoritative: the declared write goes back to it.
+                self._acquire_past_alias(dev, True, "mark_dirty", False, True)
+                self._write_back_past_alias(dev, "mark_dirty")
+                return
             self._version += 1
             self._follow_streams()  # the outside write, on the current stream, is the last work now
             self._set_valid(frozenset((dev,)))
@@ -754,6 +870,8 @@ class UnifiedBuffer:
                 self._write_mlx(native, _FillAll(value))
             else:
                 _fill(native, dev, value)
+            if self._anchor is not None:
+                self._write_back_past_alias(dev, "UnifiedBuffer.fill")
 
     def copy_from(self, array: Any) -> None:
         """Replace the data with ``array`` (same shape; cast to this dtype
@@ -786,6 +904,8 @@ class UnifiedBuffer:
                 self._write_mlx(native, _FillAll(array, cast=_native_dtype(backend, array) != self._dtype))
             else:
                 backend.copy_into(native, array)  # type: ignore[attr-defined]  # on the array's GPU
+            if self._anchor is not None:
+                self._write_back_past_alias(dev, "UnifiedBuffer.copy_from")
 
     def _check_copy(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
         if tuple(shape) != self._shape:
@@ -866,7 +986,7 @@ def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:
         valid = _ONLY[device] = frozenset((device,))
     self._valid = valid
     self._lock_obj = None
-    self._host_handles = None
+    self._anchor = None
     self._mlx_leased = False
     self._released = False
     self._version = 0

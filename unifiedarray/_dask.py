@@ -125,6 +125,8 @@ def token(x: UnifiedArray) -> tuple:
     if not _REGISTERED[0]:
         _maybe_register()
     buf = x._buf
+    if buf._anchor is not None and buf._host_aliased():
+        buf._version += 1  # an alias of the host copy may have written it since the last token
     return ("unifiedarray", _PROCESS_TAG, _serial(buf), buf._version, x._key, x.dtype.str, x._shape)
 
 
@@ -134,17 +136,23 @@ def token(x: UnifiedArray) -> tuple:
 def _host_frame(x: UnifiedArray, reason: str) -> np.ndarray:
     """x's data as a C-contiguous host array, without making a lasting host
     copy of a device-only chunk: the host copy if it is current, MLX's own
-    memory for an MLX chunk, a temporary (counted) copy for a CUDA chunk."""
+    memory for an MLX chunk, a temporary (counted) copy for a CUDA chunk.
+
+    Live memory goes out read-only (the host copy through the buffer's one
+    export path, ``UnifiedBuffer._export_host``): a frame is sent, never
+    written, and whoever rebuilds an array from it in this process copies it
+    (:func:`_from_buffer`), so no rebuilt array shares x's memory."""
     buf = x._buf
     dev = buf._placement
     if dev is CPU or CPU in buf._valid:
-        host = native_on(x, CPU, reason)
+        host = _ops.readonly_host(x, reason)
     elif dev == MLX:
         # A view of MLX's own memory (host or unified memory; np.asarray
         # evaluates a lazy result first): no copy.
         native = native_on(x, MLX, reason)
         backend_for(MLX).evaluate(native)  # serialised with the library's other evaluations
-        host = np.asarray(native)
+        host = np.asarray(native).view()
+        host.flags.writeable = False
     else:
         native = native_on(x, dev, reason)
         host = np.empty(native.shape, native.dtype)
@@ -180,7 +188,8 @@ def _device_here(device: str, reason: str) -> Device:
 
 def _from_buffer(data: Any, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
     """A host array over received bytes: zero-copy when they are writable
-    (a buffer's host copy must be), else a copy."""
+    (bytes received from elsewhere, private to the receiver), else a copy
+    (read-only bytes: maybe a live array's frame, in this process)."""
     dt = np.dtype(dtype)
     mv = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else data.view(np.uint8).reshape(-1)
     host = np.frombuffer(mv, dtype=np.uint8)

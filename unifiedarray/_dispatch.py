@@ -146,6 +146,20 @@ def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
         return views.follow(resolve(dev, ""), base, key)
 
 
+def readonly_host(x: UnifiedArray, reason: str) -> np.ndarray:
+    """x's host data, read-only, for a read or an export that must not be
+    written (``x.to_numpy()``, pickle and distributed frames): a read that
+    marks nothing, ``UnifiedBuffer._export_host``'s read-only view with x's
+    view chain applied (a copy where NumPy cannot express the view, also
+    read-only)."""
+    base = x._buf._export_host(reason, writable=False)
+    if x._key is None:
+        return base
+    view = views.follow(resolve(CPU, ""), base, x._key)
+    view.flags.writeable = False  # also where the chain had to copy
+    return view
+
+
 def host_current(x: UnifiedArray) -> Any:
     """The host copy of a whole host-placed array, if it is current and no
     move is in flight (what a fast path may read directly); else None.
@@ -169,10 +183,12 @@ def host_native(x: UnifiedArray) -> Any:
 
 def writable_native(x: UnifiedArray, dev: Device, reason: str) -> Any:
     """A writable native array over x's data on ``dev`` (a lease: counted as
-    a write), for consumers that may write (a raw pointer, a legacy DLPack
-    capsule, ``np.asarray`` of a host-only array).  Raises ``BufferError``
-    where a link cannot be a view of that memory (a reshape of a strided
-    slice), since writes to a copy would be lost."""
+    a write), for consumers that may write (a raw pointer, a DLPack capsule,
+    ``np.asarray``).  On the host, a view of the buffer's exported host copy
+    (``UnifiedBuffer._export_host``: the buffer sees every alias derived
+    from it).  Raises ``BufferError`` where a link cannot be a view of that
+    memory (a reshape of a strided slice), since writes to a copy would be
+    lost, and for a device while a host alias may be alive."""
     buf, chain = x._buf, x._key
     ns = resolve(dev, "")
     with buf._lock:
@@ -701,10 +717,11 @@ _ELIDABLE = frozenset(
 
 
 def _lendable(x: UnifiedArray, native: np.ndarray) -> np.ndarray | None:
-    """``native`` (x's host copy) if x's buffer is host-only, unleased and not
-    watched by a weak reference; else None."""
+    """``native`` (x's host copy) if x's buffer is host-only, with no alias
+    of its host copy that may be alive (see ``UnifiedBuffer._export_host``)
+    and not watched by a weak reference; else None."""
     buf = x._buf
-    if x._key is None and len(buf._copies) == 1 and not buf._host_handles and not weakref.getweakrefcount(x):
+    if x._key is None and len(buf._copies) == 1 and not buf._host_aliased() and not weakref.getweakrefcount(x):
         return native
     return None
 

@@ -4,11 +4,12 @@ dask take a :class:`~unifiedarray.UnifiedArray`.
 What moves, and what is handed out:
 
 * ``__array__`` (``np.asarray(x)``): the host copy, synced first if stale
-  (counted).  Writable, and aliasing ``x`` as NumPy users expect, where that
-  cannot go stale: when the host copy is the buffer's only copy, the view is
-  a host lease (as ``buf.host`` is: a counted write, made read-only the
-  moment another copy becomes valid).  Read-only otherwise; a writable array
-  is then a copy (``np.array(x)``).
+  (counted), as a writable alias of ``x`` on every device, as NumPy users
+  expect: a host write handed out through ``UnifiedBuffer._export_host``,
+  so the buffer knows while it (or anything derived from it) is alive and
+  keeps the host copy authoritative meanwhile (device reads re-sync from
+  it, device writes are copied back to it: counted, ``"host alias: ..."``).
+  Read-only only for a view NumPy cannot express (a copy of its data).
 * ``__array_ufunc__`` / ``__array_function__``: NumPy functions run through
   the one dispatch (:mod:`unifiedarray._dispatch`) on the device where the
   array lives: NumPy on the host, CuPy on CUDA, and on MLX the standard's
@@ -16,10 +17,11 @@ What moves, and what is handed out:
   mapped onto the standard's signature); anything else runs on the host, its
   moves counted, and its results are sent back.  ``out=`` is a tracked
   write.  An ``np.ndarray`` mixed with UnifiedArrays is taken as host data.
-* ``__dlpack__``: the copy on the array's own device.  Host exports are
-  read-only (the DLPack 1.x flag) unless the consumer asks for a copy; a
-  legacy (pre-1.0) consumer, which cannot be told "read-only", gets a
-  writable export that counts as a write (a lease, as ``buf.host`` is).
+* ``__dlpack__``: the copy on the array's own device.  A host export is
+  the alias ``np.asarray`` gives (writable; the buffer sees it) unless the
+  consumer asks for a copy.  A zero-copy device export is a lease (a
+  write); while a host alias may be alive it is refused (``copy=False``) or
+  a copy (``copy=None``).
 * ``__cuda_array_interface__`` / ``__cupy_get_ndarray__``: the CUDA copy.
 * ``__mlx_array__``: the MLX copy, as a new handle (MLX's in-place writes
   rebind a handle, so the consumer cannot write into the buffer).
@@ -32,7 +34,6 @@ from __future__ import annotations
 
 import inspect
 import sys
-import weakref
 from typing import Any
 
 import numpy as np
@@ -84,25 +85,12 @@ def array(x: UnifiedArray, dtype: Any = None, copy: bool | None = None) -> np.nd
         return _dispatch.native_on(x, CPU, "__array__").astype(dtype)
     if copy:
         return np.array(_dispatch.native_on(x, CPU, "__array__"), copy=True)
-    buf = x._buf
-    if buf._placement is CPU and buf._copies.keys() == {CPU} and CPU in buf._valid:
-        # The host copy is the only copy: nothing can go stale, so NumPy gets
-        # what it expects of np.asarray, an alias it may write (a lease).
-        if x._key is None:
-            return buf._lease(CPU, "__array__", plain=True)
-        try:
-            handle = _dispatch.writable_native(x, CPU, "__array__")
-        except BufferError:
-            pass  # a view NumPy cannot express: read-only below
-        else:
-            # np.asarray would strip the HostHandle to an untracked view, so
-            # the plain array handed out joins the lease's registry itself:
-            # it turns read-only with the lease.
-            plain = handle.view(np.ndarray)
-            registry = getattr(handle, "_registry", None)
-            if registry is not None:
-                registry.append(weakref.ref(plain))
-            return plain
+    try:
+        # On every device the same: a writable alias whose writes reach x
+        # and which sees x's writes (the buffer knows it may be alive).
+        return _dispatch.writable_native(x, CPU, "__array__")
+    except BufferError:
+        pass  # a view NumPy cannot express (a reshape of a strided slice): read-only below
     view = _dispatch.native_on(x, CPU, "__array__").view()
     view.flags.writeable = False
     return view
@@ -909,17 +897,17 @@ def __dlpack__(
         host = np.array(_dispatch.native_on(self, CPU, "__dlpack__"), copy=True)
         return host.__dlpack__(max_version=max_version, copy=False)
     if dev == CPU:
+        if not copy:
+            try:
+                # The alias np.asarray gives: the consumer may write, the buffer sees it.
+                alias = _dispatch.writable_native(self, CPU, "__dlpack__")
+            except BufferError:
+                if copy is False:
+                    raise
+            else:
+                return alias.__dlpack__(stream=stream, **_legacy_safe(kwargs, versioned))
         host = _dispatch.native_on(self, CPU, "__dlpack__")
-        if copy or (copy is None and not versioned):
-            # A copy (asked for, or the standard's choice under copy=None for a
-            # legacy consumer, which cannot be told "read-only").
-            return np.array(host, copy=True).__dlpack__(stream=stream, **_legacy_safe(kwargs, versioned))
-        if versioned:
-            view = host.view()
-            view.flags.writeable = False  # exported with DLPack's read-only flag
-            return view.__dlpack__(stream=stream, **kwargs)
-        # copy=False from a legacy consumer: the export is a lease (a write).
-        return _dispatch.writable_native(self, CPU, "__dlpack__").__dlpack__(stream=stream)
+        return np.array(host, copy=True).__dlpack__(stream=stream, **_legacy_safe(kwargs, versioned))
     if dev == MLX and copy is not False:
         # MLX's exports carry no read-only flag; a copy keeps the buffer safe
         # from a consumer that writes, and MLX's own import copies anyway.
@@ -933,7 +921,14 @@ def __dlpack__(
         # device export ("only supported for copy to CPU").
         kwargs["copy"] = None
     else:
-        native = _dispatch.writable_native(self, dev, "__dlpack__")  # zero-copy on CUDA: the consumer may write
+        try:
+            native = _dispatch.writable_native(self, dev, "__dlpack__")  # zero-copy on CUDA: the consumer may write
+        except BufferError:
+            if copy is False:
+                raise
+            # A host alias may be alive (or the view is not one block): copy=None allows a copy.
+            native = backend_for(dev).copy(_dispatch.native_on(self, dev, "__dlpack__"))
+            kwargs["copy"] = None
     if dev.kind == "cuda":
         return backend_for(dev).export_dlpack(native, stream, kwargs)  # type: ignore[attr-defined]
     try:
@@ -943,7 +938,8 @@ def __dlpack__(
 
 
 def _legacy_safe(kwargs: dict[str, Any], versioned: bool) -> dict[str, Any]:
-    """NumPy's exporter takes the 2023.12 keywords; a copy needs no copy=."""
+    """NumPy's exporter takes the 2023.12 keywords; what it exports (our
+    alias or our copy) needs no copy of its own."""
     out = dict(kwargs)
     out["copy"] = None
     return out if versioned else {}

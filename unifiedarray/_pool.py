@@ -359,9 +359,12 @@ class MemoryPool:
             if buf._pending is not None:
                 buf._wait()  # a non-blocking move may still be writing into a block
             buf._follow_streams()  # the event recorded below then ends all the work on the blocks
-            buf._set_valid(_NO_COPIES)  # revokes outstanding host handles
+            buf._set_valid(_NO_COPIES)  # ends an MLX lease
             buf._released = True
             buf._copies = {}
+            # Aliases of the host copy still alive keep its block through the
+            # anchor: the block is then held below, never lent to a next owner.
+            buf._anchor = None
             blocks, lease.blocks = lease.blocks, []
         nbytes = lease.nbytes
         for space, block in blocks:
