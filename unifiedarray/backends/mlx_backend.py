@@ -60,7 +60,14 @@ build; MLX's ``scheduler.cpp`` and ``transforms.cpp`` say why):
   returns the unwritten memory, so every MLX array is evaluated (here)
   before NumPy reads it;
 * LAPACK's ``xerbla`` (an "illegal value", e.g. ``eig`` of a matrix with
-  NaN or inf) ends the process.
+  NaN or inf) ends the process;
+* a failure evaluated on MLX's main thread (the thread that first used MLX)
+  may leave MLX's count of active tasks one too high: that thread's next
+  dispatch raises the kept exception after counting a task it never queues.
+  After about ten such failures every evaluation waits forever (a hung
+  process: what "inv sometimes never returns" was).  Dispatches from other
+  threads do not look at the kept exception, so graphs that may fail are
+  evaluated on a thread of their own (see :func:`_evaluate_fallible`).
 
 So an evaluation failure must never reach MLX's own reads.  :data:`FAILURES`
 is the one table that says, for every namespace function whose kernel can
@@ -76,8 +83,10 @@ import _thread
 import functools
 import platform
 import re
+import threading
 import weakref
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -236,16 +245,26 @@ def evaluate(*arrays: Any) -> None:
     out their unwritten memory), and it is raised.  A poisoned array, or
     one made by a function whose :data:`FAILURES` outcome is ``"poison"``,
     is settled first (see :func:`settle_arguments`)."""
+    _evaluate(arrays, False)
+
+
+def _evaluate(arrays: Any, fallible: bool) -> None:
+    """:func:`evaluate`; with ``fallible``, on a thread of its own (see
+    :func:`_evaluate_fallible`)."""
     if _MX is None:
         _ready()
     with EVAL_LOCK:
         if _ROOTS:
             settle_arguments(arrays)
         try:
-            _MX.eval(*arrays)
+            if fallible:
+                _evaluate_fallible(arrays)
+            else:
+                _MX.eval(*arrays)
         except Exception as exc:
-            # No root of ours covers it (the table missed a kernel): the
-            # arrays of this evaluation now hold unwritten memory.
+            # No root of ours covers it (the table missed a kernel, or an
+            # "at call" row's kernel failed): the arrays of this evaluation
+            # now hold unwritten memory.
             _poison(arrays, _FailedRoot("evaluation", exc))
             raise
 
@@ -273,6 +292,33 @@ def settle(native: Any) -> Any:
 
 
 # -- evaluation failures: the table, the guard, the poisoned arrays ---------------------------
+
+_FALLIBLE_POOL: ThreadPoolExecutor | None = None
+_FALLIBLE_THREAD: int | None = None
+
+
+def _evaluate_fallible(arrays: Any) -> None:
+    """``mx.eval(*arrays)`` for a graph whose evaluation may fail, on a
+    thread that is not MLX's main thread (see "Failures at evaluation": a
+    failure evaluated there can hang every later evaluation).  The caller
+    holds the evaluation lock and waits, so evaluations stay serialised.  A
+    graph on a thread's own stream (a user's array) can only be evaluated
+    in that thread: MLX refuses it elsewhere before running anything, and it
+    is evaluated here instead."""
+    global _FALLIBLE_POOL, _FALLIBLE_THREAD
+    if threading.get_ident() == _FALLIBLE_THREAD:
+        _MX.eval(*arrays)
+        return
+    if _FALLIBLE_POOL is None:
+        _FALLIBLE_POOL = ThreadPoolExecutor(1, thread_name_prefix="unifiedarray-mlx-fallible")
+        _FALLIBLE_THREAD = _FALLIBLE_POOL.submit(threading.get_ident).result()
+    try:
+        _FALLIBLE_POOL.submit(_MX.eval, *arrays).result()
+    except RuntimeError as exc:
+        if not str(exc).startswith("There is no Stream"):
+            raise
+        _MX.eval(*arrays)
+
 
 AT_CALL = "at call"
 POISON = "poison"
@@ -415,7 +461,7 @@ def poisoned(native: Any) -> BaseException | None:
     entry = _ROOTS.get(id(native)) if _ROOTS else None
     if entry is None or entry[0]() is not native or type(entry[1]) is not _FailedRoot:
         return None
-    return entry[1].error  # type: ignore[no-any-return]
+    return entry[1].error
 
 
 def _settle_one(array: Any) -> None:
@@ -429,7 +475,7 @@ def _settle_one(array: Any) -> None:
     # so evaluating it alone says whether its own kernel fails.
     with EVAL_LOCK:
         try:
-            _MX.eval(array)
+            _evaluate_fallible((array,))
         except Exception as exc:
             failed = _FailedRoot(root.path, _host_error(root.path, root.failure, exc))
             for key in root.ids:
@@ -514,7 +560,7 @@ def guard(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
                 settle_arguments(args, kwargs)
             res = fn(*args, **kwargs)
             try:
-                evaluate(*_arrays_in(res))
+                _evaluate(_arrays_in(res), True)
             except Exception as exc:
                 new = _host_error(path, failure, exc)
                 if new is exc:
@@ -556,8 +602,8 @@ def _make_lease_class(mx: Any) -> Any:
 
         def op(self: Any, other: Any) -> Any:
             with compute_context():
-                if _ROOTS:
-                    settle_arguments((self, other))
+                # The operand first: if its evaluation fails, the lease is untouched.
+                evaluate(self, *_arrays_in((other,)))
                 out = method(self, other)
                 evaluate(out)
             return out
@@ -567,8 +613,8 @@ def _make_lease_class(mx: Any) -> Any:
 
     def __setitem__(self: Any, key: Any, value: Any) -> None:
         with compute_context():
-            if _ROOTS:
-                settle_arguments((self, key, value))
+            keys = key if type(key) is tuple else (key,)
+            evaluate(self, *_arrays_in((value, *keys)))
             mx.array.__setitem__(self, key, value)
             evaluate(self)
 
@@ -662,7 +708,15 @@ class MLXBackend(Backend):
         np.copyto(out, np.asarray(native))
 
     def is_native(self, obj: Any) -> bool:
-        return self.mx is not None and isinstance(obj, self.mx.array)
+        if self.mx is None:
+            # MLX not probed yet: an MLX array still is one (taken as host
+            # data, np.asarray would evaluate it and swallow its failure).
+            if not type(obj).__module__.startswith("mlx"):
+                return False
+            self._ensure_probed()
+            if self.mx is None:
+                return False
+        return isinstance(obj, self.mx.array)
 
     def device_of(self, native: Any) -> Device:
         return MLX
@@ -696,8 +750,9 @@ class MLXBackend(Backend):
         may be a user's array whose graph only this thread can evaluate, and
         the handle may go to user code, which evaluates without the lock."""
         with compute_context():
-            if _ROOTS:
-                settle_arguments((native,))
+            # native itself first: a user's array that fails is poisoned
+            # (MLX would hand out its unwritten memory the next time).
+            evaluate(native)
             out = self.mx.reshape(native, native.shape)
             evaluate(out)
         return out
@@ -742,8 +797,8 @@ class MLXBackend(Backend):
     def copy(self, native: Any) -> Any:
         """A real copy in MLX memory (for exports whose consumer may write)."""
         with compute_context():
-            if _ROOTS:
-                settle_arguments((native,))
+            # native first: mx.array(native) evaluates it itself, and swallows its failure.
+            evaluate(native)
             out = self.mx.array(native, dtype=native.dtype)  # without dtype= MLX gives float32
             evaluate(out)
         return out

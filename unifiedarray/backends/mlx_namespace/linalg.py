@@ -463,7 +463,9 @@ def vector_norm(
         # NumPy (and array-api-strict): max(|x|) over nothing is 0, |x| being
         # at least 0; min has no identity.  MLX refuses both (AxisError here).
         if ord < 0:
-            raise ValueError("mlx linalg.vector_norm: zero-size array to reduction operation minimum which has no identity")
+            raise ValueError(
+                "mlx linalg.vector_norm: zero-size array to reduction operation minimum which has no identity"
+            )
         out = mx.zeros_like(mx.sum(a, axis=red, keepdims=keepdims))
     elif ord == math.inf:
         out = mx.max(a, axis=red, keepdims=keepdims)
