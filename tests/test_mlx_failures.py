@@ -455,15 +455,14 @@ def test_every_namespace_function_is_guarded() -> None:
 @given(
     rows=st.integers(1, 4),
     cols=st.integers(1, 4),
-    where=st.lists(
-        st.tuples(st.integers(0, 3), st.integers(0, 3), st.sampled_from([np.nan, np.inf, -np.inf])), max_size=3
-    ),
+    where=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.just(np.nan)), max_size=3),
     fn=st.sampled_from(sorted(SVD_FAMILY)),
 )
 def test_drawn_non_finite_matrices_give_the_hosts_answer_or_class(rows: int, cols: int, where: list, fn: str) -> None:
-    """The SVD family on matrices with NaN and infinities drawn anywhere:
-    MLX gives the host's class at the call, or the host's values (NaN where
-    the host has NaN)."""
+    """The SVD family on matrices with NaN drawn anywhere: MLX gives the
+    host's class at the call, or the host's values.  (No infinities: LAPACK's
+    gesdd never returns for some, on the host as on MLX, e.g. a 3 x 3 matrix
+    with one inf.)"""
     m = np.arange(1.0, rows * cols + 1).reshape(rows, cols)
     for i, j, v in where:
         m[i % rows, j % cols] = v

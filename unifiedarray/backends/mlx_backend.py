@@ -423,11 +423,12 @@ class _Root:
 _ROOTS: dict[int, tuple[Any, Any]] = {}
 
 
-def _forget(key: int) -> Callable[[Any], None]:
+def _forget(key: int, roots: dict[int, tuple[Any, Any]] = _ROOTS) -> Callable[[Any], None]:
+    # ``roots`` is bound here: at interpreter exit the module's globals may be gone.
     def drop(ref: Any) -> None:
-        entry = _ROOTS.get(key)
+        entry = roots.get(key)
         if entry is not None and entry[0] is ref:
-            del _ROOTS[key]
+            del roots[key]
 
     return drop
 
