@@ -67,7 +67,11 @@ build; MLX's ``scheduler.cpp`` and ``transforms.cpp`` say why):
   After about ten such failures every evaluation waits forever (a hung
   process: what "inv sometimes never returns" was).  Dispatches from other
   threads do not look at the kept exception, so graphs that may fail are
-  evaluated on a thread of their own (see :func:`_evaluate_fallible`).
+  evaluated on a thread of their own (see :func:`_evaluate_fallible`);
+* a failure that reaches another stream (a graph across two streams) is
+  copied there, and the waiter raises that stream's copy: the first
+  stream still keeps its own, for whichever evaluation comes next.  After
+  every failure the library's streams are drained (see :func:`_drain`).
 
 So an evaluation failure must never reach MLX's own reads.  :data:`FAILURES`
 is the one table that says, for every namespace function whose kernel can
@@ -80,6 +84,7 @@ every failure on the arrays it belongs to (see :func:`evaluate`).
 from __future__ import annotations
 
 import _thread
+import contextlib
 import functools
 import platform
 import re
@@ -266,6 +271,7 @@ def _evaluate(arrays: Any, fallible: bool) -> None:
             # "at call" row's kernel failed): the arrays of this evaluation
             # now hold unwritten memory.
             _poison(arrays, _FailedRoot("evaluation", exc))
+            _drain()
             raise
 
 
@@ -297,6 +303,30 @@ _FALLIBLE_POOL: ThreadPoolExecutor | None = None
 _FALLIBLE_THREAD: int | None = None
 
 
+def _on_fallible_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    global _FALLIBLE_POOL, _FALLIBLE_THREAD
+    if threading.get_ident() == _FALLIBLE_THREAD:
+        return fn(*args)
+    if _FALLIBLE_POOL is None:
+        _FALLIBLE_POOL = ThreadPoolExecutor(1, thread_name_prefix="unifiedarray-mlx-fallible")
+        _FALLIBLE_THREAD = _FALLIBLE_POOL.submit(threading.get_ident).result()
+    return _FALLIBLE_POOL.submit(fn, *args).result()
+
+
+def _drain() -> None:
+    """Drop a failure the library's streams may still keep (after one was
+    raised: see "Failures at evaluation"), so that no later evaluation of
+    another array raises it: an evaluation of nothing on each stream, whose
+    wait raises what the stream kept.  On the fallible thread."""
+
+    def drain() -> None:
+        for stream in _STREAMS:
+            with contextlib.suppress(RuntimeError):
+                _MX.eval(_MX.zeros((1,), stream=stream))
+
+    _on_fallible_thread(drain)
+
+
 def _evaluate_fallible(arrays: Any) -> None:
     """``mx.eval(*arrays)`` for a graph whose evaluation may fail, on a
     thread that is not MLX's main thread (see "Failures at evaluation": a
@@ -305,15 +335,8 @@ def _evaluate_fallible(arrays: Any) -> None:
     graph on a thread's own stream (a user's array) can only be evaluated
     in that thread: MLX refuses it elsewhere before running anything, and it
     is evaluated here instead."""
-    global _FALLIBLE_POOL, _FALLIBLE_THREAD
-    if threading.get_ident() == _FALLIBLE_THREAD:
-        _MX.eval(*arrays)
-        return
-    if _FALLIBLE_POOL is None:
-        _FALLIBLE_POOL = ThreadPoolExecutor(1, thread_name_prefix="unifiedarray-mlx-fallible")
-        _FALLIBLE_THREAD = _FALLIBLE_POOL.submit(threading.get_ident).result()
     try:
-        _FALLIBLE_POOL.submit(_MX.eval, *arrays).result()
+        _on_fallible_thread(_MX.eval, *arrays)
     except RuntimeError as exc:
         if not str(exc).startswith("There is no Stream"):
             raise
@@ -478,6 +501,7 @@ def _settle_one(array: Any) -> None:
         try:
             _evaluate_fallible((array,))
         except Exception as exc:
+            _drain()
             failed = _FailedRoot(root.path, _host_error(root.path, root.failure, exc))
             for key in root.ids:
                 held = _ROOTS.get(key)
