@@ -10,14 +10,17 @@ built in another thread are read here.  Host memory handed out by every
 export path (``np.asarray`` and NumPy views derived from it, ``memoryview``,
 DLPack, pickle protocol 5, distributed) is kept across steps and written at
 random times: aliases must write through to every view on every device and
-see every write, copies must do neither.  After every step every view must read the model's values on the host and on
-MLX (never stale), and a second read right after a first must move nothing
-(never redundant).
+see every write, copies must do neither; an MLX value whose evaluation fails
+is written into any view (it must raise and leave every view as it was).
+After every step every view must read the model's values on the host and
+on MLX (never stale), and a second read right after a first must move
+nothing (never redundant).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import operator
 import pickle
 from concurrent.futures import ThreadPoolExecutor
 from unittest import mock
@@ -31,7 +34,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invar
 import unifiedarray as xp
 from unifiedarray import _dispatch
 
-from .conftest import DEVICES
+from .conftest import DEVICES, HAS_MLX
 
 #: A second thread, for steps run away from the thread that built the state.
 OTHER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ua-view-model")
@@ -387,6 +390,40 @@ class ViewModel(RuleBasedStateMachine):
 
         OTHER_THREAD.submit(write).result(timeout=60)
         self.set_values(idx[as_view_key(key)] if idx.ndim else idx, value)
+
+    @rule(v=views, how=st.sampled_from(["setitem", "in-place add", "in-place multiply", "part"]))
+    def a_value_that_fails_at_evaluation_never_lands(self, v, how):
+        """MLX failure injection: the value is an MLX array whose evaluation
+        fails (LAPACK's SVD of NaN under it), as a user's array may be.  The
+        write raises; no view changes.  Run off MLX's main thread, where each
+        failure may leave MLX's task count high (see mlx_backend)."""
+        if not HAS_MLX:
+            return
+        import mlx.core as mx
+
+        from unifiedarray.backends import mlx_backend
+
+        arr, idx = self.pair(v)
+
+        def write():
+            with mlx_backend.compute_context():
+                nan = mx.array([[1.0, float("nan")], [0.0, 1.0]], dtype=mx.float32)
+                bad = mx.sum(mx.linalg.svd(nan, compute_uv=False)) == 0
+                zeros = mx.zeros(idx.shape, dtype=mlx_backend.mx_dtype(self.model.dtype))
+                value = mx.where(bad, zeros, zeros)
+            with pytest.raises(RuntimeError, match="SVD"):
+                if how == "setitem":
+                    arr[...] = value
+                elif how == "in-place add":
+                    operator.iadd(arr, value)
+                elif how == "in-place multiply":
+                    operator.imul(arr, value)
+                elif idx.ndim:
+                    arr[..., 0] = value[..., 0]
+                else:
+                    arr[()] = value
+
+        OTHER_THREAD.submit(write).result(timeout=60)
 
     @rule(v=views)
     def expression_of_temporaries(self, v):

@@ -947,6 +947,10 @@ class _FillAll:
 
     __slots__ = ("cast", "value")
 
+    #: it writes every element: the backend may start from new memory (MLX
+    #: does where the copy is poisoned by a failed evaluation)
+    replaces_all = True
+
     def __init__(self, value: Any, cast: bool = False) -> None:
         self.value = value
         self.cast = cast

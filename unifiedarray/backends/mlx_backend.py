@@ -36,17 +36,67 @@ such stream per MLX device type, and three rules keep it safe:
 The evaluation lock is innermost: a buffer's lock may be held when it is
 taken, never the reverse (nothing inside :func:`compute_context` or
 :func:`evaluate` touches a buffer).
+
+Failures at evaluation
+----------------------
+What MLX 0.32.4 does when a kernel fails (found by experiment on the CPU
+build; MLX's ``scheduler.cpp`` and ``transforms.cpp`` say why):
+
+* a kernel that fails inside its task (LAPACK's ``info != 0`` in ``SVD``,
+  ``Inverse``, ``Eigh``, ``Eig``; a ``MaskedScatter`` short of values)
+  raises nothing where the graph is built.  The task's exception is kept by
+  its stream (the first one only) and raised, once, by the next wait on
+  that stream: the evaluation that ran it (``mx.eval``, ``.item()``,
+  ``.tolist()``, ``memoryview``), or after ``async_eval`` whichever
+  evaluation waits next, maybe another array's, or the next dispatch from
+  the main thread;
+* every array of that evaluation is marked evaluated all the same, the
+  failed node's memory never written: every later read returns it
+  (``[0.0, 1.6e-322]``) without an error, and so does every array computed
+  from it later.  The array object cannot be evaluated again;
+* tasks after the failed one still run: arrays of the same evaluation that
+  do not depend on the failed node are right;
+* ``np.asarray`` of an unevaluated array that fails swallows the error and
+  returns the unwritten memory, so every MLX array is evaluated (here)
+  before NumPy reads it;
+* LAPACK's ``xerbla`` (an "illegal value", e.g. ``eig`` of a matrix with
+  NaN or inf) ends the process;
+* a failure evaluated on MLX's main thread (the thread that first used MLX)
+  may leave MLX's count of active tasks one too high: that thread's next
+  dispatch raises the kept exception after counting a task it never queues.
+  After about ten such failures every evaluation waits forever (a hung
+  process: what "inv sometimes never returns" was).  Dispatches from other
+  threads do not look at the kept exception, so graphs that may fail are
+  evaluated on a thread of their own (see :func:`_evaluate_fallible`);
+* a failure that reaches another stream (a graph across two streams) is
+  copied there, and the waiter raises that stream's copy: the first
+  stream still keeps its own, for whichever evaluation comes next.  After
+  every failure the library's streams are drained (see :func:`_drain`).
+
+So an evaluation failure must never reach MLX's own reads.  :data:`FAILURES`
+is the one table that says, for every namespace function whose kernel can
+fail at evaluation, what happens instead; every function of the MLX
+namespace is wrapped by :func:`guard`, which applies it; and
+:func:`evaluate` is the one place where the library evaluates, which keeps
+every failure on the arrays it belongs to (see :func:`evaluate`).
 """
 
 from __future__ import annotations
 
 import _thread
+import contextlib
+import functools
 import platform
+import re
+import threading
+import weakref
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.linalg import LinAlgError
 
 from .._devices import MLX, Device
 from . import Backend, _registry, host_memory_info
@@ -192,19 +242,49 @@ def run(fn: Callable[..., Any], *args: Any) -> Any:
 def evaluate(*arrays: Any) -> None:
     """Evaluate MLX arrays (built in any thread inside compute_context, or
     in this thread on its own stream), serialised with every other
-    evaluation of the library's stream.  Blocks until the data is there."""
+    evaluation of the library's stream.  Blocks until the data is there.
+
+    The one place where the library evaluates, and so where an evaluation
+    failure is caught: the arrays evaluated are poisoned with it (every
+    later evaluation of them raises the same error; MLX itself would hand
+    out their unwritten memory), and it is raised.  A poisoned array, or
+    one made by a function whose :data:`FAILURES` outcome is ``"poison"``,
+    is settled first (see :func:`settle_arguments`)."""
+    _evaluate(arrays, False)
+
+
+def _evaluate(arrays: Any, fallible: bool) -> None:
+    """:func:`evaluate`; with ``fallible``, on a thread of its own (see
+    :func:`_evaluate_fallible`)."""
     if _MX is None:
         _ready()
     with EVAL_LOCK:
-        _MX.eval(*arrays)
+        if _ROOTS:
+            settle_arguments(arrays)
+        try:
+            if fallible:
+                _evaluate_fallible(arrays)
+            else:
+                _MX.eval(*arrays)
+        except Exception as exc:
+            # No root of ours covers it (the table missed a kernel, or an
+            # "at call" row's kernel failed): the arrays of this evaluation
+            # now hold unwritten memory.
+            _poison(arrays, _FailedRoot("evaluation", exc))
+            _drain()
+            raise
 
 
 def schedule(*arrays: Any) -> None:
     """Start evaluating MLX arrays without waiting (``async_eval`` under the
-    evaluation lock)."""
+    evaluation lock).  A failure of such an evaluation is raised by whichever
+    evaluation of the stream waits next (see "Failures at evaluation"), so
+    arrays whose evaluation may fail are settled first, synchronously."""
     if _MX is None:
         _ready()
     with EVAL_LOCK:
+        if _ROOTS:
+            settle_arguments(arrays)
         _MX.async_eval(*arrays)
 
 
@@ -215,6 +295,313 @@ def settle(native: Any) -> Any:
     if not lazy_writes:
         schedule(native)
     return native
+
+
+# -- evaluation failures: the table, the guard, the poisoned arrays ---------------------------
+
+_FALLIBLE_POOL: ThreadPoolExecutor | None = None
+_FALLIBLE_THREAD: int | None = None
+
+
+def _on_fallible_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    global _FALLIBLE_POOL, _FALLIBLE_THREAD
+    if threading.get_ident() == _FALLIBLE_THREAD:
+        return fn(*args)
+    if _FALLIBLE_POOL is None:
+        _FALLIBLE_POOL = ThreadPoolExecutor(1, thread_name_prefix="unifiedarray-mlx-fallible")
+        _FALLIBLE_THREAD = _FALLIBLE_POOL.submit(threading.get_ident).result()
+    return _FALLIBLE_POOL.submit(fn, *args).result()
+
+
+def _drain() -> None:
+    """Drop a failure the library's streams may still keep (after one was
+    raised: see "Failures at evaluation"), so that no later evaluation of
+    another array raises it: an evaluation of nothing on each stream, whose
+    wait raises what the stream kept.  On the fallible thread."""
+
+    def drain() -> None:
+        for stream in _STREAMS:
+            with contextlib.suppress(RuntimeError):
+                _MX.eval(_MX.zeros((1,), stream=stream))
+
+    _on_fallible_thread(drain)
+
+
+def _evaluate_fallible(arrays: Any) -> None:
+    """``mx.eval(*arrays)`` for a graph whose evaluation may fail, on a
+    thread that is not MLX's main thread (see "Failures at evaluation": a
+    failure evaluated there can hang every later evaluation).  The caller
+    holds the evaluation lock and waits, so evaluations stay serialised.  A
+    graph on a thread's own stream (a user's array) can only be evaluated
+    in that thread: MLX refuses it elsewhere before running anything, and it
+    is evaluated here instead."""
+    try:
+        _on_fallible_thread(_MX.eval, *arrays)
+    except RuntimeError as exc:
+        if not str(exc).startswith("There is no Stream"):
+            raise
+        _MX.eval(*arrays)
+
+
+AT_CALL = "at call"
+POISON = "poison"
+
+
+class Failure(NamedTuple):
+    """How one namespace function's evaluation failure reaches the caller."""
+
+    #: ``"at call"``: the host's class, raised by the call itself (the
+    #: result is evaluated at the call where ``evaluate`` says so, else the
+    #: function checks its input before MLX sees it); ``"poison"``: the
+    #: result stays lazy, is evaluated alone at its first use (a read, or a
+    #: call or write that takes it), and if that fails, every use of it
+    #: from then on raises the same error.
+    outcome: str
+    #: the host's (NumPy's) exception class and message for the failure
+    error: type[Exception]
+    message: str
+    #: the MLX kernel whose failure this is: its messages start ``[kernel::``
+    kernel: str
+    #: whether the guard evaluates the result at the call
+    evaluate: bool
+    why: str
+
+
+_SVD = "LAPACK's gesdd fails on NaN (info -4) and when it does not converge; NumPy raises at the call"
+_EIGH = "LAPACK's syevd fails when it does not converge (e.g. a matrix of NaN); NumPy raises at the call"
+_EIG = (
+    "non-finite input is refused first, as NumPy refuses it ('Array must not contain infs or NaNs'): "
+    "MLX returns garbage for it or LAPACK ends the process; then evaluated for non-convergence"
+)
+_INV = (
+    "an exact zero pivot is refused first (MLX sometimes never returns from a singular matrix); "
+    "then evaluated, for LAPACK's own verdict"
+)
+
+#: The one table of MLX's failures at evaluation: every namespace function
+#: whose kernel can fail after the call (MLX 0.32's CPU kernels that raise
+#: from inside their task on the data: SVD, Inverse, Eigh, Eig, Cholesky's
+#: silent failure and MaskedScatter) and what the library does instead.  A
+#: function not listed cannot fail at evaluation (MLX's other kernels raise
+#: only for dtypes and layouts, which the namespace never hands them) and
+#: pays nothing.  Functions built on a listed one (``pinv``,
+#: ``matrix_rank``, ``matrix_norm`` with 'nuc', 2 or -2 on ``svd``/
+#: ``svdvals``; ``matrix_power`` with a negative power on ``inv``) inherit
+#: its outcome through the call.
+FAILURES: dict[str, Failure] = {
+    "linalg.svd": Failure(AT_CALL, LinAlgError, "SVD did not converge", "SVD", True, _SVD),
+    "linalg.svdvals": Failure(AT_CALL, LinAlgError, "SVD did not converge", "SVD", True, _SVD),
+    "linalg.eigh": Failure(AT_CALL, LinAlgError, "Eigenvalues did not converge", "Eigh", True, _EIGH),
+    "linalg.eigvalsh": Failure(AT_CALL, LinAlgError, "Eigenvalues did not converge", "Eigh", True, _EIGH),
+    "linalg.eig": Failure(AT_CALL, LinAlgError, "Eigenvalues did not converge", "Eig", True, _EIG),
+    "linalg.eigvals": Failure(AT_CALL, LinAlgError, "Eigenvalues did not converge", "Eig", True, _EIG),
+    "linalg.inv": Failure(AT_CALL, LinAlgError, "Singular matrix", "Inverse", True, _INV),
+    "linalg.solve": Failure(AT_CALL, LinAlgError, "Singular matrix", "Inverse", True, _INV),
+    "linalg.cholesky": Failure(
+        AT_CALL,
+        LinAlgError,
+        "Matrix is not positive definite",
+        "Cholesky",
+        False,
+        "MLX ignores potrf's failure and returns garbage: the factor's diagonal is read at the call",
+    ),
+    "setitem": Failure(
+        AT_CALL,
+        ValueError,
+        "cannot assign the values to the elements the mask selects",
+        "MaskedScatter",
+        False,
+        "a mask's count is checked against the values at the call (MLX fails at evaluation when they are too few)",
+    ),
+}
+
+
+class _FailedRoot:
+    """A failure kept for the arrays it belongs to."""
+
+    __slots__ = ("error", "path")
+
+    def __init__(self, path: str, error: BaseException) -> None:
+        self.path = path
+        self.error = error
+
+
+class _Root:
+    """The results of one call of a function whose outcome is "poison",
+    while they are not yet known to evaluate: the ids of its arrays (one
+    kernel: evaluating one output evaluates all)."""
+
+    __slots__ = ("failure", "ids", "path")
+
+    def __init__(self, path: str, failure: Failure) -> None:
+        self.path = path
+        self.failure = failure
+        self.ids: list[int] = []
+
+
+#: id(array) -> (a weak reference to it, its _Root or _FailedRoot), for every
+#: MLX array that may fail at evaluation or did.  Empty in a program with no
+#: failure and no "poison" outcome: then the guard and evaluate() cost one
+#: truth test.
+_ROOTS: dict[int, tuple[Any, Any]] = {}
+
+
+def _forget(key: int, roots: dict[int, tuple[Any, Any]] = _ROOTS) -> Callable[[Any], None]:
+    # ``roots`` is bound here: at interpreter exit the module's globals may be gone.
+    def drop(ref: Any) -> None:
+        entry = roots.get(key)
+        if entry is not None and entry[0] is ref:
+            del roots[key]
+
+    return drop
+
+
+def _enter(array: Any, root: Any) -> None:
+    key = id(array)
+    _ROOTS[key] = (weakref.ref(array, _forget(key)), root)
+    if type(root) is _Root:
+        root.ids.append(key)
+
+
+def _poison(arrays: Any, failed: _FailedRoot) -> None:
+    for a in arrays:
+        if isinstance(a, _MX.array):
+            _enter(a, failed)
+
+
+def _raise(failed: _FailedRoot) -> None:
+    """Raise the failure again: a new exception of the same class and
+    message, caused by the first one."""
+    err = failed.error
+    try:
+        again = type(err)(*err.args)
+    except Exception:  # an exception class whose constructor wants more
+        again = RuntimeError(*err.args)
+    raise again from err
+
+
+def poisoned(native: Any) -> BaseException | None:
+    """The failure ``native`` is poisoned with, or None."""
+    entry = _ROOTS.get(id(native)) if _ROOTS else None
+    if entry is None or entry[0]() is not native or type(entry[1]) is not _FailedRoot:
+        return None
+    return entry[1].error
+
+
+def _settle_one(array: Any) -> None:
+    entry = _ROOTS.get(id(array))
+    if entry is None or entry[0]() is not array:
+        return
+    root = entry[1]
+    if type(root) is _FailedRoot:
+        _raise(root)
+    # A root's graph holds no other root (its call settled its arguments),
+    # so evaluating it alone says whether its own kernel fails.
+    with EVAL_LOCK:
+        try:
+            _evaluate_fallible((array,))
+        except Exception as exc:
+            _drain()
+            failed = _FailedRoot(root.path, _host_error(root.path, root.failure, exc))
+            for key in root.ids:
+                held = _ROOTS.get(key)
+                if held is not None and held[1] is root:
+                    _ROOTS[key] = (held[0], failed)
+            _raise(failed)
+    for key in root.ids:
+        held = _ROOTS.get(key)
+        if held is not None and held[1] is root:
+            del _ROOTS[key]
+
+
+def settle_arguments(args: Any, kwargs: Any = None) -> None:
+    """Before MLX arrays are used (read, or taken by a call or a write):
+    raise the failure of any that is poisoned, and evaluate alone any that
+    may still fail (a "poison" outcome's result), poisoning it if it does.
+    Looks one level into lists and tuples (indices, ``concat``'s arrays)."""
+    for a in args:
+        if type(a) is list or type(a) is tuple:
+            for b in a:
+                if id(b) in _ROOTS:
+                    _settle_one(b)
+        elif id(a) in _ROOTS:
+            _settle_one(a)
+    if kwargs:
+        settle_arguments(tuple(kwargs.values()))
+
+
+def _host_error(path: str, failure: Failure, exc: BaseException) -> BaseException:
+    """The host's exception for ``failure``, if ``exc`` is its kernel's; else ``exc``."""
+    if re.match(rf"\[{failure.kernel}(::|\])", str(exc)):
+        new = failure.error(f"mlx {path}: {failure.message} ({exc})")
+        new.__cause__ = exc
+        return new
+    return exc
+
+
+def _arrays_in(res: Any) -> list[Any]:
+    if isinstance(res, tuple | list):
+        return [r for r in res if isinstance(r, _MX.array)]
+    return [res] if isinstance(res, _MX.array) else []
+
+
+def guard(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (the MLX namespace's function ``path``) applying its row of
+    :data:`FAILURES`: every call first settles its arguments (only while
+    some array may fail or has failed); an "at call" outcome that says
+    ``evaluate`` evaluates the result before returning it, raising the
+    host's class for its kernel's failure; a "poison" outcome registers the
+    result for :func:`settle_arguments`.  Every function of the MLX
+    namespace is wrapped by this, so a new one cannot miss its row.
+
+    Example
+    -------
+    >>> import mlx.core as mx, numpy as np
+    >>> from unifiedarray.backends import mlx_backend
+    >>> svdvals = mlx_backend.guard("linalg.svdvals", lambda a: mx.linalg.svd(a, compute_uv=False, stream=mx.cpu))
+    >>> svdvals(mx.array([[1.0, float("nan")], [0.0, 1.0]]))
+    Traceback (most recent call last):
+    numpy.linalg.LinAlgError: mlx linalg.svdvals: SVD did not converge ([SVD::eval_cpu] SVD failed with error code -4)
+    """
+    failure = FAILURES.get(path)
+    if failure is not None and failure.outcome == POISON:
+
+        @functools.wraps(fn)
+        def lazy(*args: Any, **kwargs: Any) -> Any:
+            if _ROOTS:
+                settle_arguments(args, kwargs)
+            res = fn(*args, **kwargs)
+            root = _Root(path, failure)
+            for a in _arrays_in(res):
+                _enter(a, root)
+            return res
+
+        return lazy
+    if failure is not None and failure.evaluate:
+
+        @functools.wraps(fn)
+        def at_call(*args: Any, **kwargs: Any) -> Any:
+            if _ROOTS:
+                settle_arguments(args, kwargs)
+            res = fn(*args, **kwargs)
+            try:
+                _evaluate(_arrays_in(res), True)
+            except Exception as exc:
+                new = _host_error(path, failure, exc)
+                if new is exc:
+                    raise
+                raise new from exc
+            return res
+
+        return at_call
+
+    @functools.wraps(fn)
+    def plain(*args: Any, **kwargs: Any) -> Any:
+        if _ROOTS:
+            settle_arguments(args, kwargs)
+        return fn(*args, **kwargs)
+
+    return plain
 
 
 def stream() -> Any:
@@ -240,8 +627,10 @@ def _make_lease_class(mx: Any) -> Any:
 
         def op(self: Any, other: Any) -> Any:
             with compute_context():
+                # The operand first: if its evaluation fails, the lease is untouched.
+                evaluate(self, *_arrays_in((other,)))
                 out = method(self, other)
-                _MX.eval(out)
+                evaluate(out)
             return out
 
         op.__name__ = name
@@ -249,8 +638,10 @@ def _make_lease_class(mx: Any) -> Any:
 
     def __setitem__(self: Any, key: Any, value: Any) -> None:
         with compute_context():
+            keys = key if type(key) is tuple else (key,)
+            evaluate(self, *_arrays_in((value, *keys)))
             mx.array.__setitem__(self, key, value)
-            _MX.eval(self)
+            evaluate(self)
 
     names = [n for n in dir(mx.array) if n.startswith("__i") and n[3:-2] in _INPLACE]
     body: dict[str, Any] = {"__slots__": (), "__setitem__": __setitem__, "__module__": __name__}
@@ -342,7 +733,15 @@ class MLXBackend(Backend):
         np.copyto(out, np.asarray(native))
 
     def is_native(self, obj: Any) -> bool:
-        return self.mx is not None and isinstance(obj, self.mx.array)
+        if self.mx is None:
+            # MLX not probed yet: an MLX array still is one (taken as host
+            # data, np.asarray would evaluate it and swallow its failure).
+            if not type(obj).__module__.startswith("mlx"):
+                return False
+            self._ensure_probed()
+            if self.mx is None:
+                return False
+        return isinstance(obj, self.mx.array)
 
     def device_of(self, native: Any) -> Device:
         return MLX
@@ -376,8 +775,11 @@ class MLXBackend(Backend):
         may be a user's array whose graph only this thread can evaluate, and
         the handle may go to user code, which evaluates without the lock."""
         with compute_context():
+            # native itself first: a user's array that fails is poisoned
+            # (MLX would hand out its unwritten memory the next time).
+            evaluate(native)
             out = self.mx.reshape(native, native.shape)
-            self.mx.eval(out)
+            evaluate(out)
         return out
 
     def lease(self, native: Any) -> Any:
@@ -401,8 +803,18 @@ class MLXBackend(Backend):
         setitem rebinds the object it is called on.  With ``in_place`` (the
         copy is a live lease, whose writes must reach the buffer) the target
         is ``native`` itself; a lease is evaluated after every write, so it
-        is never seen half-built."""
+        is never seen half-built.
+
+        A write into a poisoned copy raises its failure (the write would
+        keep the unwritten memory around the written elements), unless it
+        replaces every element (``write.replaces_all``: ``fill``,
+        ``copy_from``), which starts from new memory."""
         with compute_context():
+            if _ROOTS:
+                if getattr(write, "replaces_all", False) and poisoned(native) is not None:
+                    native = self.mx.zeros(native.shape, dtype=native.dtype)
+                else:
+                    settle_arguments((native,))
             target = native if in_place else self.mx.reshape(native, native.shape)
             write(target)
         return settle(target)
@@ -410,8 +822,10 @@ class MLXBackend(Backend):
     def copy(self, native: Any) -> Any:
         """A real copy in MLX memory (for exports whose consumer may write)."""
         with compute_context():
+            # native first: mx.array(native) evaluates it itself, and swallows its failure.
+            evaluate(native)
             out = self.mx.array(native, dtype=native.dtype)  # without dtype= MLX gives float32
-            self.mx.eval(out)
+            evaluate(out)
         return out
 
     results_alias = False  # MLX arrays are values: a result never aliases an input

@@ -61,6 +61,7 @@ import array_api_compat.numpy as _compat
 import mlx.core as _mx
 import numpy as _np
 
+from ..mlx_backend import guard as _guard
 from . import fft, linalg
 from ._core import DEFAULT_COMPLEX as _DEFAULT_COMPLEX
 from ._core import DEFAULT_FLOAT as _DEFAULT_FLOAT
@@ -319,6 +320,20 @@ for _name in list(globals()):
         and not isinstance(_fn, type)
     ):
         globals()[_name] = _empty_safe(_fn)
+del _name, _fn
+
+# Every function applies its row of the failure table (see mlx_backend.FAILURES
+# and mlx_backend.guard): the one place that decides how MLX's evaluation
+# failures reach the caller.  linalg and fft guard their own functions.
+for _name in list(globals()):
+    _fn = globals()[_name]
+    if (
+        not _name.startswith("_")
+        and callable(_fn)
+        and not isinstance(_fn, type)
+        and getattr(_fn, "__module__", "").startswith(__name__)
+    ):
+        globals()[_name] = _guard(_name, _fn)
 del _name, _fn
 
 __all__ = sorted([n for n in globals() if not n.startswith("_") and n not in ("annotations",)])

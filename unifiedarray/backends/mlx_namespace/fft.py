@@ -18,6 +18,7 @@ from typing import Any, Literal
 import mlx.core as mx
 import numpy as np
 
+from ..mlx_backend import guard
 from ._core import (
     DEFAULT_FLOAT,
     FLOAT64,
@@ -213,7 +214,8 @@ def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     return _shift(x, axes, True, "ifftshift")
 
 
-# Empty inputs reach every function as MLX-allocated arrays (see _core.empty_safe).
+# Empty inputs reach every function as MLX-allocated arrays (see _core.empty_safe);
+# every function applies its row of the failure table (see mlx_backend.guard).
 for _name in __all__:
-    globals()[_name] = empty_safe(globals()[_name])
+    globals()[_name] = guard(f"fft.{_name}", empty_safe(globals()[_name]))
 del _name

@@ -14,15 +14,20 @@ moves counted.
 ``eig`` and ``eigvals`` of real float64 input would give complex128, which
 MLX cannot hold: a ``TypeError``.
 
-Failures are NumPy's ``LinAlgError``, at the call, as on the host: MLX's
-``inv`` and ``solve`` of a singular matrix fail only when the result is
-evaluated (a ``RuntimeError`` at a later read), and its ``cholesky`` of a
-matrix that is not positive definite returns garbage without a word.  So
-``inv``, ``solve`` and ``matrix_power`` with a negative power evaluate their
-result at the call, and ``cholesky`` reads whether any diagonal entry of
-the factor is not positive (LAPACK's ``potrf`` leaves the failing pivot,
-``<= 0``, there).  The cost is in docs/design.md ("Errors: the same class
-on every device").
+Failures are NumPy's ``LinAlgError``, at the call, as on the host; the one
+table that says how is ``mlx_backend.FAILURES``.  MLX's ``svd``, ``inv``,
+``solve``, ``eigh`` and ``eig`` fail only when the result is evaluated (a
+``RuntimeError`` at a later read, then unwritten memory), so the guards of
+``svd``, ``svdvals``, ``inv``, ``solve``, ``eigh``, ``eigvalsh``, ``eig``
+and ``eigvals`` evaluate their result at the call, and what is built on
+them (``pinv``, ``matrix_rank``, ``matrix_norm`` with 'nuc', 2 or -2,
+``matrix_power`` with a negative power) inherits that.  MLX's ``cholesky``
+of a matrix that is not positive definite returns garbage without a word:
+``cholesky`` reads whether any diagonal entry of the factor is not positive
+(LAPACK's ``potrf`` leaves the failing pivot, ``<= 0``, there).  ``eig`` and
+``eigvals`` refuse non-finite input first, as NumPy does (MLX would return
+garbage, or LAPACK end the process).  The cost is in docs/design.md
+("Errors: the same class on every device").
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ import numpy as np
 from numpy.exceptions import AxisError
 from numpy.linalg import LinAlgError
 
+from ..mlx_backend import guard
 from ._core import (
     COMPLEX64,
     FLOAT32,
@@ -147,18 +153,6 @@ def _conj_t(x: Array) -> Array:
     return mx.conj(t) if x.dtype == mx.complex64 else t
 
 
-def _evaluated(out: Array, op: str) -> Array:
-    """``out`` evaluated now, MLX's deferred LAPACK failure (a singular
-    matrix) raised as NumPy's ``LinAlgError`` at the call."""
-    try:
-        mx.eval(out)
-    except RuntimeError as exc:
-        if "failed with error code" in str(exc):
-            raise LinAlgError(f"mlx linalg.{op}: Singular matrix") from None
-        raise
-    return out
-
-
 def _refuse_singular(a: Array, op: str) -> None:
     """``LinAlgError`` for a matrix with an exact zero pivot (NumPy's
     "Singular matrix", which LAPACK reports the same way), found before MLX
@@ -233,7 +227,7 @@ def inv(x: Array, /) -> Array:
     if x.dtype == mx.complex64:
         return _on_host("inv", np.linalg.inv, x)
     _refuse_singular(x, "inv")
-    return _evaluated(mx.linalg.inv(x), "inv")
+    return mx.linalg.inv(x)  # evaluated at the call by its guard (mlx_backend.FAILURES)
 
 
 @on_cpu
@@ -263,6 +257,10 @@ def _eig_input(x: Array, op: str) -> Array:
             "the result would be complex128, which mlx cannot hold; "
             "use float32 input (complex64 result) or another device",
         )
+    # NumPy refuses non-finite input to eig; MLX returns garbage for it, or
+    # LAPACK's xerbla ends the process (a matrix of NaN).  One evaluation.
+    if x.size and not mx.all(mx.isfinite(x)).item():
+        raise LinAlgError(f"mlx linalg.{op}: Array must not contain infs or NaNs")
     return x
 
 
@@ -348,7 +346,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
         out = _on_host("solve", np.linalg.solve, a, b)
     else:
         _refuse_singular(a, "solve")
-        out = _evaluated(mx.linalg.solve(a, b), "solve")
+        out = mx.linalg.solve(a, b)  # evaluated at the call by its guard (mlx_backend.FAILURES)
     return out[..., 0] if vector else out
 
 
@@ -461,6 +459,14 @@ def vector_norm(
         out = mx.sqrt(mx.sum(a * a, axis=red, keepdims=keepdims))
     elif ord == 1:
         out = mx.sum(a, axis=red, keepdims=keepdims)
+    elif ord in (math.inf, -math.inf) and builtins.any(x.shape[ax] == 0 for ax in red):
+        # NumPy (and array-api-strict): max(|x|) over nothing is 0, |x| being
+        # at least 0; min has no identity.  MLX refuses both (AxisError here).
+        if ord < 0:
+            raise ValueError(
+                "mlx linalg.vector_norm: zero-size array to reduction operation minimum which has no identity"
+            )
+        out = mx.zeros_like(mx.sum(a, axis=red, keepdims=keepdims))
     elif ord == math.inf:
         out = mx.max(a, axis=red, keepdims=keepdims)
     elif ord == -math.inf:
@@ -578,9 +584,12 @@ def _host_if_empty(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-# Empty inputs reach every function as MLX-allocated arrays (see _core.empty_safe).
+# Empty inputs reach every function as MLX-allocated arrays (see _core.empty_safe);
+# every function applies its row of the failure table (see mlx_backend.guard):
+# calls between them (pinv's svd) go through the guarded functions too.
 for _name in __all__:
     globals()[_name] = empty_safe(globals()[_name])
     if _name in _FACTORISATIONS:
         globals()[_name] = _host_if_empty(_name, globals()[_name])
+    globals()[_name] = guard(f"linalg.{_name}", globals()[_name])
 del _name
