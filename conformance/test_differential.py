@@ -27,14 +27,14 @@ from numpy.linalg import LinAlgError
 
 import unifiedarray as ua
 import unifiedarray.backends
-from unifiedarray.backends import _registry
+from unifiedarray.backends import registry
 
 hps = make_strategies_namespace(strict, api_version="2024.12")
 EXAMPLES = int(os.environ.get("UNIFIEDARRAY_DIFF_EXAMPLES", "12"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
 DEVICES = (
-    ["cpu"] + (["mlx"] if _registry()["mlx"].available else []) + (["cuda:0"] if _registry()["cuda"].available else [])
+    ["cpu"] + (["mlx"] if registry()["mlx"].available else []) + (["cuda:0"] if registry()["cuda"].available else [])
 )
 
 

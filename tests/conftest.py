@@ -18,7 +18,7 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import pytest
 
-from unifiedarray.backends import _registry
+from unifiedarray.backends import registry
 
 from . import cudasim
 
@@ -27,7 +27,7 @@ collect_ignore = ["cudasim"]
 
 
 def _has(kind: str) -> bool:
-    return _registry()[kind].available
+    return registry()[kind].available
 
 
 HAS_MLX = _has("mlx")
@@ -35,7 +35,7 @@ HAS_CUDA = False  # set in pytest_configure, once the CUDA runtime is chosen
 CUDA_SIMULATED = False
 CUDA_COUNT = 0
 
-needs_mlx = pytest.mark.skipif(not HAS_MLX, reason=f"MLX unavailable: {_registry()['mlx'].unavailable_reason}")
+needs_mlx = pytest.mark.skipif(not HAS_MLX, reason=f"MLX unavailable: {registry()['mlx'].unavailable_reason}")
 
 #: every device present here, host first (cuda:0 is added in pytest_configure when present)
 DEVICES = ["cpu"] + (["mlx"] if HAS_MLX else [])
@@ -60,7 +60,7 @@ def pytest_configure(config: pytest.Config) -> None:
     HAS_CUDA = _has("cuda")
     CUDA_SIMULATED = cudasim.active()
     if HAS_CUDA:
-        CUDA_COUNT = len(_registry()["cuda"].devices())
+        CUDA_COUNT = len(registry()["cuda"].devices())
         DEVICES.append("cuda:0")
         MEMORY_SPACES.extend(f"cuda:{i}" for i in range(min(CUDA_COUNT, 2)))
 
@@ -70,13 +70,13 @@ def pytest_report_header(config: pytest.Config) -> str:
         return f"CUDA: simulated runtime (tests/cudasim), {CUDA_COUNT} GPUs"
     if HAS_CUDA:
         return f"CUDA: real CuPy, {CUDA_COUNT} GPU(s)"
-    return f"CUDA: none ({_registry()['cuda'].unavailable_reason})"
+    return f"CUDA: none ({registry()['cuda'].unavailable_reason})"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if HAS_CUDA:
         return
-    skip = pytest.mark.skip(reason=f"no usable CUDA GPU: {_registry()['cuda'].unavailable_reason}")
+    skip = pytest.mark.skip(reason=f"no usable CUDA GPU: {registry()['cuda'].unavailable_reason}")
     for item in items:
         if "cuda" in item.keywords:
             item.add_marker(skip)

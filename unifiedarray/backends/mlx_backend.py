@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from .._devices import MLX, Device
-from . import Backend, _registry, host_memory_info
+from ._base import Backend, host_memory_info
 
 #: Serialises every evaluation of the library's stream (see "Threads" above).
 #: Re-entrant: an evaluation inside a compute call takes it again.
@@ -144,10 +144,8 @@ class _Compute:
 
 
 def _ready() -> None:
-    if _MX is None:
-        backend = _registry()["mlx"]
-        if not backend.available:
-            raise RuntimeError(f"MLX is not available: {backend.unavailable_reason}")
+    if _MX is None and not BACKEND.available:
+        raise RuntimeError(f"MLX is not available: {BACKEND.unavailable_reason}")
 
 
 def compute_context() -> Any:
@@ -264,6 +262,8 @@ _INPLACE = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", 
 class MLXBackend(Backend):
     name = "mlx"
     title = "MLX"
+    kind = "mlx"
+    device_aliases = ("metal",)
 
     def __init__(self) -> None:
         super().__init__()
@@ -293,6 +293,17 @@ class MLXBackend(Backend):
         _LEASE = _make_lease_class(mx)
         _MX = self.mx = mx
         return None
+
+    def device_from_object(self, obj: Any) -> Device | None:
+        """MLX's ``Device`` objects (``mx.cpu``, ``mx.gpu``): its one device."""
+        return MLX if (type(obj).__module__ or "").startswith("mlx") else None
+
+    def namespace(self, device: Device) -> ModuleType:
+        """:mod:`unifiedarray.backends.mlx_namespace`, written here: none
+        exists upstream (it imports MLX, so it loads on first use)."""
+        from . import mlx_namespace
+
+        return mlx_namespace
 
     @property
     def metal_reason(self) -> str | None:
@@ -446,3 +457,7 @@ class MLXBackend(Backend):
     def numpy_like(self) -> ModuleType:
         """``mlx.core``: its ``einsum`` has NumPy's meaning."""
         return self.mx
+
+
+#: The MLX backend (the registry registers it).
+BACKEND = MLXBackend()
