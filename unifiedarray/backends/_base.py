@@ -226,6 +226,12 @@ class Backend:
         """A copy of ``native`` in the same memory space."""
         return native.copy()
 
+    def copy_into(self, native: Any, src: Any) -> None:
+        """``native[...] = src``: ``src``, another of this backend's arrays on
+        the same device, copied into the copy ``native`` (cast to its dtype
+        under ``same_kind`` rules), for ``UnifiedBuffer.copy_from``."""
+        native[...] = src
+
     def empty_block(self, device: Device, size: int) -> Any:
         """``size`` uninitialised bytes on ``device`` for a memory pool's
         block (pinned host memory from the CUDA backend with ``device`` the
