@@ -21,6 +21,7 @@ import pytest
 from unifiedarray.backends import registry
 
 from . import cudasim
+from .sealed_backend import register_sealed
 
 # The simulated cupy package is not a test module: never collect (or import) it as one.
 collect_ignore = ["cudasim"]
@@ -37,8 +38,12 @@ CUDA_COUNT = 0
 
 needs_mlx = pytest.mark.skipif(not HAS_MLX, reason=f"MLX unavailable: {registry()['mlx'].unavailable_reason}")
 
+# The backend written in one file by following CONTRIBUTING's guide: its
+# devices ("sealed:0", "sealed:1") are memory spaces of their own, on every machine.
+SEALED = register_sealed()
+
 #: every device present here, host first (cuda:0 is added in pytest_configure when present)
-DEVICES = ["cpu"] + (["mlx"] if HAS_MLX else [])
+DEVICES = ["cpu"] + (["mlx"] if HAS_MLX else []) + ["sealed:0"]
 #: every memory space, for the stateful models: DEVICES plus a second GPU where there is one
 MEMORY_SPACES = list(DEVICES)
 
