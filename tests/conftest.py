@@ -39,8 +39,13 @@ CUDA_COUNT = 0
 needs_mlx = pytest.mark.skipif(not HAS_MLX, reason=f"MLX unavailable: {registry()['mlx'].unavailable_reason}")
 
 # The backend written in one file by following CONTRIBUTING's guide: its
-# devices ("sealed:0", "sealed:1") are memory spaces of their own, on every machine.
+# devices ("sealed:0", "sealed:1") are memory spaces of their own, on every
+# machine.  Registered here; the test suite's subprocesses find it as a
+# plug-in, through the entry point that tests/plugins/ names (on their PYTHONPATH).
 SEALED = register_sealed()
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PLUGINS = os.path.join(ROOT, "tests", "plugins")
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (PLUGINS, ROOT, os.environ.get("PYTHONPATH")) if p)
 
 #: every device present here, host first (cuda:0 is added in pytest_configure when present)
 DEVICES = ["cpu"] + (["mlx"] if HAS_MLX else []) + ["sealed:0"]
