@@ -219,6 +219,8 @@ def _sealed_namespace(base: types.ModuleType, device: Device, name: str) -> type
         elif callable(value) and not isinstance(value, type):
             value = _sealed_function(value, device)
         setattr(ns, attr, value)
+    if base is compat_numpy:  # NumPy's extension beyond the standard that compute looks for at the top
+        ns.sliding_window_view = _sealed_function(np.lib.stride_tricks.sliding_window_view, device)  # type: ignore[attr-defined]
     return ns
 
 

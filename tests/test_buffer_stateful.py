@@ -50,6 +50,7 @@ def host_copy(native) -> np.ndarray:
     """What a copy read from the buffer holds, as a host array."""
     return open_sealed(native) if type(native) is SealedArray else np.array(native, copy=True)
 
+
 #: A second thread, for steps run away from the thread that built the state.
 OTHER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ua-model")
 

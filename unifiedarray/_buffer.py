@@ -783,7 +783,7 @@ class UnifiedBuffer:
             if backend.name == "mlx":
                 self._write_mlx(native, _FillAll(array, cast=_native_dtype(backend, array) != self._dtype))
             else:
-                backend.copy_into(native, array)  # type: ignore[attr-defined]  # on the array's GPU
+                backend.copy_into(native, array)  # on the array's GPU
 
     def _check_copy(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
         if tuple(shape) != self._shape:

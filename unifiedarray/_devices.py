@@ -88,7 +88,7 @@ def register_kind(
         if owner is not None and owner != kind:
             raise ValueError(f"device name {name!r} already names the kind {owner!r}")
     with _REGISTER_LOCK:
-        _forget(kind)
+        _forget(kind, keep_place=True)
         _KINDS[kind] = _Kind(bool(indexed), aliases, current, from_object)
         for name in (kind, *aliases):
             _NAMES[name] = kind
@@ -111,9 +111,11 @@ def unregister_kind(kind: str) -> None:
         _forget(kind)
 
 
-def _forget(kind: str) -> None:
-    """Drop ``kind``'s rules, names and parsed names (under the lock)."""
-    _KINDS.pop(kind, None)
+def _forget(kind: str, keep_place: bool = False) -> None:
+    """Drop ``kind``'s names and parsed names, and unless ``keep_place`` its
+    rules (a kind registered again keeps its place in messages)."""
+    if not keep_place:
+        _KINDS.pop(kind, None)
     for name in [n for n, k in _NAMES.items() if k == kind]:
         del _NAMES[name]
     for text in [t for t, dev in _PARSED.items() if _KIND_OF[dev] == kind]:

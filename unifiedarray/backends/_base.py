@@ -174,7 +174,7 @@ class Backend:
         :mod:`unifiedarray.compute` adds the corrections every namespace
         gets, and ``getitem``/``setitem`` (Python's operators) where the
         namespace has none; it asks once per device."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} supplies no Array API namespace (Backend.namespace)")
 
     def compute_context(self, device: Device) -> AbstractContextManager[Any]:
         """The context every call on ``device``'s arrays runs in (the CUDA
