@@ -66,6 +66,7 @@ class BackendPluginWarning(RuntimeWarning):
 
 _LOCK = threading.RLock()
 _BACKENDS: dict[str, Backend] = {}  # kind -> its backend
+_IN_ORDER: list[tuple[Backend, ...]] = [()]  # the backends, as a tuple that registering replaces (safe to iterate)
 _FOR_DEVICE: dict[str, Backend] = {}  # device (or its name) -> its backend, once checked present
 _PLUGINS_LOADED = [False]
 
@@ -110,6 +111,7 @@ def register(backend: Backend) -> Backend:
             from_object=backend.device_from_object,
         )
         _BACKENDS[kind] = backend
+        _IN_ORDER[0] = tuple(_BACKENDS.values())
         _FOR_DEVICE.clear()
     return backend
 
@@ -135,6 +137,7 @@ def unregister(backend: Backend | str) -> None:
         if found is None or (not isinstance(backend, str) and found is not backend):
             raise ValueError(f"unregister: no such backend registered for device kind {kind!r}")
         del _BACKENDS[kind]
+        _IN_ORDER[0] = tuple(_BACKENDS.values())
         unregister_kind(kind)
         _FOR_DEVICE.clear()
 
@@ -214,7 +217,7 @@ def backend_of_native(obj: Any) -> Backend | None:
     """The backend whose native array type ``obj`` is, or None."""
     if type(obj) is np.ndarray:
         return _BACKENDS["cpu"]
-    for backend in list(_BACKENDS.values()):
+    for backend in _IN_ORDER[0]:
         if backend.is_native(obj):
             return backend
     if not _PLUGINS_LOADED[0]:
