@@ -10,6 +10,7 @@ half-way through a user's computation.
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -164,6 +165,7 @@ class CuPyBackend(Backend):
             public = ("__array_api_version__", "__array_namespace_info__")
             ns.__dict__.update({k: v for k, v in vars(compat_cupy).items() if not k.startswith("__") or k in public})
             ns.getitem, ns.setitem = _checked_indexing(compat_cupy)  # type: ignore[attr-defined]
+            ns.view_getitem = operator.getitem  # type: ignore[attr-defined]  # a view's key, checked when it was taken
             self._namespace = ns
         return ns
 
