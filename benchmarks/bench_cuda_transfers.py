@@ -135,7 +135,7 @@ def main() -> int:
     add_plot_option(ap, "bench_cuda_transfers")
     args = ap.parse_args()
     print(info_block(args.markdown))
-    cuda = ua.backends._registry()["cuda"]
+    cuda = ua.backends.registry()["cuda"]
     if not cuda.available:
         print(f"\nNot run: no usable CUDA GPU ({cuda.unavailable_reason}).")
         return 0

@@ -153,7 +153,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=0, help="rounds per workload (default 12; --quick 2)")
     args = parser.parse_args()
     print(C.info_block(args.markdown))
-    cuda = ua.backends._registry()["cuda"]
+    cuda = ua.backends.registry()["cuda"]
     if not cuda.available:
         print(f"\nNot run: no usable CUDA GPU ({cuda.unavailable_reason}).")
         return 0

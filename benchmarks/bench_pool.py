@@ -110,7 +110,7 @@ def contenders(shape: tuple[int, ...]) -> dict[str, object]:
         "np.empty": empty,
         "new UnifiedBuffer + fill": fresh_buffer,
     }
-    if ua.backends._registry()["cuda"].available:
+    if ua.backends.registry()["cuda"].available:
         import cupy
 
         dpool = ua.MemoryPool()
@@ -199,7 +199,7 @@ def main() -> None:
     )
     if written:
         print(f"\nplot: {written}")
-    if not ua.backends._registry()["cuda"].available:
+    if not ua.backends.registry()["cuda"].available:
         print("\nCUDA rows: not run, no usable CUDA GPU on this machine.")
 
 

@@ -35,7 +35,9 @@ DEVICE_AWARE_MODULES = frozenset({"unifiedarray"})
 # Node ids are relative to the suite root, where the runner starts pytest.
 TEST_ID_PREFIX = "array_api_tests/"
 COUNT_KEYS = ("passed", "failed", "xfailed", "xpassed", "skipped", "errors")
-_DEVICE_RE = re.compile(r"^(cpu|mlx|cuda(:\d+)?)$")
+# cpu, mlx, cuda, cuda:N, or a backend plug-in's device ("sealed:0"); the
+# library itself says whether the device is there.
+_DEVICE_RE = re.compile(r"^[a-z][a-z0-9_]*(:\d+)?$")
 # The id runs up to the first '#' preceded by whitespace; no suite id contains
 # " #", and ids themselves may contain spaces ("test_add[__add__(x1, x2)]").
 _XFAIL_LINE_RE = re.compile(r"^(?P<id>.*?\S)\s+#(?P<reason>.*)$")
@@ -211,7 +213,7 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
 
     def device(value: str) -> str:
         if not _DEVICE_RE.match(value):
-            raise argparse.ArgumentTypeError(f"expected cpu, mlx, cuda or cuda:N, got {value!r}")
+            raise argparse.ArgumentTypeError(f"expected cpu, mlx, cuda, cuda:N or a plug-in's device, got {value!r}")
         return value
 
     parser = argparse.ArgumentParser(
@@ -226,7 +228,8 @@ def parse_args(argv: Sequence[str]) -> tuple[argparse.Namespace, list[str]]:
         "--device",
         type=device,
         required=True,
-        help="default device under test: cpu, mlx, cuda or cuda:N (cuda = cuda:0)",
+        help="default device under test: cpu, mlx, cuda or cuda:N (cuda = cuda:0), or a backend plug-in's "
+        "(found through the unifiedarray.backends entry point group)",
     )
     parser.add_argument(
         "--module", default="unifiedarray", help="namespace to test (default: unifiedarray); others run on cpu only"

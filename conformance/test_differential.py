@@ -27,15 +27,15 @@ from numpy.linalg import LinAlgError
 
 import unifiedarray as ua
 import unifiedarray.backends
-from unifiedarray.backends import _registry
+from unifiedarray.backends import all_backends
 
 hps = make_strategies_namespace(strict, api_version="2024.12")
 EXAMPLES = int(os.environ.get("UNIFIEDARRAY_DIFF_EXAMPLES", "12"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
-DEVICES = (
-    ["cpu"] + (["mlx"] if _registry()["mlx"].available else []) + (["cuda:0"] if _registry()["cuda"].available else [])
-)
+#: The first device of every backend available here (the host first): the
+#: built-in ones and any registered, as the sealed test backend (conftest.py).
+DEVICES = [str(backend.devices()[0]) for backend in all_backends() if backend.available and backend.devices()]
 
 
 # -- dtype kinds, as the standard's categories ----------------------------------

@@ -18,16 +18,17 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import pytest
 
-from unifiedarray.backends import _registry
+from unifiedarray.backends import registry
 
 from . import cudasim
+from .sealed_backend import register_sealed
 
 # The simulated cupy package is not a test module: never collect (or import) it as one.
 collect_ignore = ["cudasim"]
 
 
 def _has(kind: str) -> bool:
-    return _registry()[kind].available
+    return registry()[kind].available
 
 
 HAS_MLX = _has("mlx")
@@ -35,10 +36,19 @@ HAS_CUDA = False  # set in pytest_configure, once the CUDA runtime is chosen
 CUDA_SIMULATED = False
 CUDA_COUNT = 0
 
-needs_mlx = pytest.mark.skipif(not HAS_MLX, reason=f"MLX unavailable: {_registry()['mlx'].unavailable_reason}")
+needs_mlx = pytest.mark.skipif(not HAS_MLX, reason=f"MLX unavailable: {registry()['mlx'].unavailable_reason}")
+
+# The backend written in one file by following CONTRIBUTING's guide: its
+# devices ("sealed:0", "sealed:1") are memory spaces of their own, on every
+# machine.  Registered here; the test suite's subprocesses find it as a
+# plug-in, through the entry point that tests/plugins/ names (on their PYTHONPATH).
+SEALED = register_sealed()
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PLUGINS = os.path.join(ROOT, "tests", "plugins")
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (PLUGINS, ROOT, os.environ.get("PYTHONPATH")) if p)
 
 #: every device present here, host first (cuda:0 is added in pytest_configure when present)
-DEVICES = ["cpu"] + (["mlx"] if HAS_MLX else [])
+DEVICES = ["cpu"] + (["mlx"] if HAS_MLX else []) + ["sealed:0"]
 #: every memory space, for the stateful models: DEVICES plus a second GPU where there is one
 MEMORY_SPACES = list(DEVICES)
 
@@ -60,7 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
     HAS_CUDA = _has("cuda")
     CUDA_SIMULATED = cudasim.active()
     if HAS_CUDA:
-        CUDA_COUNT = len(_registry()["cuda"].devices())
+        CUDA_COUNT = len(registry()["cuda"].devices())
         DEVICES.append("cuda:0")
         MEMORY_SPACES.extend(f"cuda:{i}" for i in range(min(CUDA_COUNT, 2)))
 
@@ -70,13 +80,58 @@ def pytest_report_header(config: pytest.Config) -> str:
         return f"CUDA: simulated runtime (tests/cudasim), {CUDA_COUNT} GPUs"
     if HAS_CUDA:
         return f"CUDA: real CuPy, {CUDA_COUNT} GPU(s)"
-    return f"CUDA: none ({_registry()['cuda'].unavailable_reason})"
+    return f"CUDA: none ({registry()['cuda'].unavailable_reason})"
+
+
+# Tests that fail on the sealed devices only because code outside backends/
+# decides by device kind (issue 21 moves each decision onto Backend): strict,
+# so that an entry fails, and must go, once its decision has moved.
+_NUMPY_CALLS = (
+    "NumPy calls on a device run there only for CUDA (CuPy's function) and MLX (the standard's function, "
+    "NUMPY_RECIPES, NATIVE_EQUIVALENTS): unifiedarray/_interop.py numpy_call branches on dev.kind, so on any "
+    "other backend they run on the host (counted)"
+)
+_DLPACK = (
+    "DLPack exports special-case CUDA and MLX in unifiedarray/_interop.py (__dlpack__, __dlpack_device__) and "
+    "ask any other device's native for __dlpack__; the sealed arrays have none, and Backend has no export method"
+)
+_HOST_ARGUMENTS = (
+    "unifiedarray/_extensions.py gradient/quantile pass host arrays (xarray's spacing, q) to the device's "
+    "namespace unmoved; the sealed namespace refuses host data (CuPy's would too); MLX lacks the functions, so "
+    "they run on the host there"
+)
+SEALED_XFAILS: dict[str, str] = {
+    "tests/test_dispatch.py::test_numpy_call_forms_still_work_through_numpy_where_the_data_lives[": _NUMPY_CALLS,
+    "tests/test_ledger.py::test_copies_of_an_array_stay_on_its_device[np.copy-": _NUMPY_CALLS,
+    "tests/test_numpy_translations.py::test_translated_numpy_function_gives_numpys_answer[nanmean-": _NUMPY_CALLS,
+    "tests/test_numpy_translations.py::test_translated_numpy_function_gives_numpys_answer[nanstd-": _NUMPY_CALLS,
+    "tests/test_numpy_translations.py::test_translated_numpy_function_gives_numpys_answer[nanvar-": _NUMPY_CALLS,
+    "tests/test_numpy_translations.py::test_linalg_norm_of_a_matrix_is_numpys_matrix_norm[": _NUMPY_CALLS,
+    "tests/test_interop.py::test_numpy_in_place_methods_and_attributes[": _NUMPY_CALLS,
+    "tests/test_interop.py::test_jax_through_dlpack[": _DLPACK,
+    "tests/test_extensions.py::test_xarray_rolling_integrate_differentiate_on_unified_arrays[differentiate-": (
+        _HOST_ARGUMENTS
+    ),
+    "tests/test_extensions.py::test_xarray_rolling_integrate_differentiate_on_unified_arrays[quantile-": (
+        _HOST_ARGUMENTS
+    ),
+}
+
+
+def _mark_sealed_xfails(items: list[pytest.Item]) -> None:
+    for item in items:
+        if not item.nodeid.endswith("sealed:0]"):
+            continue
+        for prefix, reason in SEALED_XFAILS.items():
+            if item.nodeid.startswith(prefix):
+                item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _mark_sealed_xfails(items)
     if HAS_CUDA:
         return
-    skip = pytest.mark.skip(reason=f"no usable CUDA GPU: {_registry()['cuda'].unavailable_reason}")
+    skip = pytest.mark.skip(reason=f"no usable CUDA GPU: {registry()['cuda'].unavailable_reason}")
     for item in items:
         if "cuda" in item.keywords:
             item.add_marker(skip)

@@ -396,20 +396,20 @@ class ViewModel(RuleBasedStateMachine):
         """MLX failure injection: the value is an MLX array whose evaluation
         fails (LAPACK's SVD of NaN under it), as a user's array may be.  The
         write raises; no view changes.  Run off MLX's main thread, where each
-        failure may leave MLX's task count high (see mlx_backend)."""
+        failure may leave MLX's task count high (see mlx_evaluation)."""
         if not HAS_MLX:
             return
         import mlx.core as mx
 
-        from unifiedarray.backends import mlx_backend
+        from unifiedarray.backends import mlx_evaluation
 
         arr, idx = self.pair(v)
 
         def write():
-            with mlx_backend.compute_context():
+            with mlx_evaluation.compute_context():
                 nan = mx.array([[1.0, float("nan")], [0.0, 1.0]], dtype=mx.float32)
                 bad = mx.sum(mx.linalg.svd(nan, compute_uv=False)) == 0
-                zeros = mx.zeros(idx.shape, dtype=mlx_backend.mx_dtype(self.model.dtype))
+                zeros = mx.zeros(idx.shape, dtype=mlx_evaluation.mx_dtype(self.model.dtype))
                 value = mx.where(bad, zeros, zeros)
             with pytest.raises(RuntimeError, match="SVD"):
                 if how == "setitem":

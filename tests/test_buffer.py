@@ -233,7 +233,7 @@ def test_unknown_device_is_a_value_error():
 
 
 def test_missing_cuda_is_a_clear_value_error():
-    if ua.backends._registry()["cuda"].available:
+    if ua.backends.registry()["cuda"].available:
         pytest.skip("CUDA present")
     with pytest.raises(ValueError, match="cuda:0 is not available"):
         UnifiedBuffer((1,), device="cuda:0")
@@ -249,7 +249,7 @@ def test_metal_off_macos_is_a_clear_error():
 
 
 def test_device_without_accelerator_is_the_host_data():
-    if ua.backends._registry()["cuda"].available:
+    if ua.backends.registry()["cuda"].available:
         pytest.skip("CUDA present: .device is the GPU copy")
     buf = UnifiedBuffer((3,))
     buf.device[:] = 4.0

@@ -1,6 +1,8 @@
 """A Hypothesis stateful test of the buffer against a plain NumPy model.
 
-MLX is the real second memory space.  The model keeps the data and which
+MLX is the real second memory space, and the two devices of the backend
+written in one file (``tests/sealed_backend.py``) two more, on every machine
+(a move between them goes through the host).  The model keeps the data and which
 copies are valid; after every step the buffer must hold the model's data on
 every read (never stale), and the step must have moved exactly as many
 copies as the model says are needed (never redundant, every move counted).
@@ -41,8 +43,7 @@ from unifiedarray import UnifiedArray, UnifiedBuffer
 from unifiedarray.backends import backend_for
 
 from .conftest import HAS_MLX
-
-pytestmark = pytest.mark.skipif(not HAS_MLX, reason="MLX is the second memory space of this test")
+from .sealed_backend import SealedArray, open_sealed
 
 N = 6
 DTYPES = st.sampled_from([np.float64, np.int32, np.float32, np.uint8])
@@ -53,7 +54,7 @@ INDEX = st.one_of(
 )
 # Without MLX (a GPU machine, say) the rules that need it never run, so that
 # the CUDA model built on this one (test_cuda_stateful.py) runs there.
-SPACES = st.sampled_from(["cpu", "mlx"] if HAS_MLX else ["cpu"])
+SPACES = st.sampled_from(["cpu", *(["mlx"] if HAS_MLX else []), "sealed:0", "sealed:1"])
 HAS_DISTRIBUTED = importlib.util.find_spec("distributed") is not None
 
 
@@ -77,6 +78,12 @@ ALIASES = {
     "memoryview(buf.host[1:])": (lambda buf: memoryview(_host_view(buf, slice(1, None))), np.arange(N)[1:]),
     "np.from_dlpack(host array)": (lambda buf: np.from_dlpack(UnifiedArray._from_buffer(buf)), np.arange(N)),
 }
+
+
+def host_copy(native) -> np.ndarray:
+    """What a copy read from the buffer holds, as a host array."""
+    return open_sealed(native) if type(native) is SealedArray else np.array(native, copy=True)
+
 
 #: A second thread, for steps run away from the thread that built the state.
 OTHER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ua-model")
@@ -196,7 +203,7 @@ class BufferModel(RuleBasedStateMachine):
     def read(self, dev):
         expected = self.model_read(dev)
         got = self.step(expected, lambda: self.buf.read(dev))
-        np.testing.assert_array_equal(np.asarray(got), self.data)
+        np.testing.assert_array_equal(host_copy(got), self.data)
 
     @rule()
     def to_numpy(self):
@@ -232,6 +239,8 @@ class BufferModel(RuleBasedStateMachine):
             from unifiedarray.backends.mlx_backend import mx_dtype
 
             src_arr = mx.array(src, dtype=mx_dtype(self.dtype))
+        elif on.startswith("sealed"):
+            src_arr = SealedArray(src.copy(), ua.Device.parse(on))
         else:
             src_arr = src
         self.copy_in(on, lambda: self.buf.copy_from(src_arr))
@@ -406,7 +415,7 @@ class BufferModel(RuleBasedStateMachine):
     @rule(dev=SPACES)
     def read_in_other_thread(self, dev):
         expected = self.model_read(dev)
-        got = self.step(expected, lambda: elsewhere(lambda: np.array(self.buf.read(dev), copy=True)))
+        got = self.step(expected, lambda: elsewhere(lambda: host_copy(self.buf.read(dev))))
         np.testing.assert_array_equal(got, self.data)
 
     @rule(v=st.integers(0, 100))

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import unifiedarray as xp
-from unifiedarray.backends import _registry
+from unifiedarray.backends import registry
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 PAGES = ["buffer.md", "getting-started.md", "devices.md", "interop.md", "memory.md", "rules.md"]
@@ -47,7 +47,7 @@ def _mlx_reason() -> str | None:
         import mlx.core  # noqa: F401
     except Exception as exc:  # missing, or its native library failed to load
         return f"the examples use MLX, which is unavailable here: {type(exc).__name__}: {exc}"
-    return _registry()["mlx"].unavailable_reason
+    return registry()["mlx"].unavailable_reason
 
 
 def test_every_page_has_examples() -> None:

@@ -14,7 +14,7 @@ import pytest
 import unifiedarray
 import unifiedarray.__main__ as cli
 import unifiedarray._version as version_module
-from unifiedarray.backends import _registry
+from unifiedarray.backends import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,7 +74,7 @@ def test_json_report_matches_this_machine() -> None:
     info = json.loads(proc.stdout)
     assert info["unifiedarray"] == version_module.__version__
     rows = {row["backend"]: row for row in info["backends"]}
-    backends = {backend.name: backend for backend in _registry().values()}
+    backends = {backend.name: backend for backend in registry().values()}
     assert set(rows) == set(backends)
     for name, backend in backends.items():
         row = rows[name]
@@ -95,7 +95,7 @@ def test_default_run_reports_then_demonstrates() -> None:
     assert proc.stdout.startswith(f"unifiedarray {version_module.__version__}: backends and devices")
     assert "demo:" in proc.stdout
     assert "total" in proc.stdout  # the ledger's table ends the demonstration
-    if _registry()["mlx"].available or _registry()["cuda"].available:
+    if registry()["mlx"].available or registry()["cuda"].available:
         # The stale read moves once, the second read does not: the point of the demonstration
         # (on the machine's first accelerator: a GPU, simulated in the tests, or MLX).
         assert "(stale copy read: one move)" in proc.stdout

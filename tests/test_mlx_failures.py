@@ -4,9 +4,9 @@ MLX (0.32) builds graphs lazily; a kernel that fails (LAPACK's SVD of NaN,
 a singular inverse, an eigensolver that does not converge) raises nothing
 at the call, raises once at the first read, and then hands out unwritten
 memory to every later read and to everything computed from it.  The one
-table ``mlx_backend.FAILURES`` decides, per namespace function, whether
+table ``mlx_evaluation.FAILURES`` decides, per namespace function, whether
 the failure is raised at the call (the host's class) or the result is
-poisoned (every later use raises the same error); ``mlx_backend.evaluate``
+poisoned (every later use raises the same error); ``mlx_evaluation.evaluate``
 is where the library evaluates and keeps a failure on its arrays.
 
 The comparisons here are against NumPy and the host device; the injection
@@ -38,7 +38,7 @@ from .conftest import DEVICES, HAS_MLX, needs_mlx
 if HAS_MLX:
     import mlx.core as mx
 
-    from unifiedarray.backends import mlx_backend
+    from unifiedarray.backends import mlx_evaluation
     from unifiedarray.backends import mlx_namespace as mlx_ns
 
 NAN_MATRIX = np.array([[1.0, np.nan], [0.0, 1.0]])
@@ -133,7 +133,7 @@ def test_eigh_that_does_not_converge_raises_at_the_call(device: str, name: str) 
 
 # -- every row of the table: a real failing input, the host's class at the call -------------------
 
-#: For each row of mlx_backend.FAILURES, an input whose kernel fails on MLX,
+#: For each row of mlx_evaluation.FAILURES, an input whose kernel fails on MLX,
 #: and the call; the host must raise the same class.  A new row needs one.
 ROW_EXAMPLES: dict[str, Callable[[str], Any]] = {
     "linalg.svd": lambda d: xp.linalg.svd(xp.asarray(NAN_MATRIX, device=d)),
@@ -153,14 +153,14 @@ ROW_EXAMPLES: dict[str, Callable[[str], Any]] = {
 
 @needs_mlx
 def test_every_row_of_the_failure_table_has_an_example() -> None:
-    assert set(ROW_EXAMPLES) == set(mlx_backend.FAILURES)
+    assert set(ROW_EXAMPLES) == set(mlx_evaluation.FAILURES)
 
 
 @needs_mlx
 @pytest.mark.parametrize("path", sorted(ROW_EXAMPLES))
 def test_each_row_raises_the_hosts_class_at_the_call(path: str) -> None:
-    row = mlx_backend.FAILURES[path]
-    assert row.outcome == mlx_backend.AT_CALL  # MLX 0.32's kernels all have an exact check at the call
+    row = mlx_evaluation.FAILURES[path]
+    assert row.outcome == mlx_evaluation.AT_CALL  # MLX 0.32's kernels all have an exact check at the call
     host = outcome(lambda: ROW_EXAMPLES[path]("cpu"))
     on_mlx = outcome(lambda: ROW_EXAMPLES[path]("mlx"))
     assert host == ("raised", host[1]) and issubclass(host[1], row.error)
@@ -181,7 +181,7 @@ def test_every_function_calling_a_fallible_kernel_has_a_row() -> None:
         for name in module.__all__:
             source = inspect.getsource(inspect.unwrap(getattr(module, name)))
             if _FALLIBLE_KERNELS.search(source) and f"{module.__name__.rsplit('.', 1)[1]}.{name}" not in (
-                mlx_backend.FAILURES
+                mlx_evaluation.FAILURES
             ):
                 missing.append(name)
     assert not missing
@@ -193,7 +193,7 @@ def test_every_function_calling_a_fallible_kernel_has_a_row() -> None:
 #: Where a test evaluates a failing graph the library does not expect to fail
 #: (a table miss, a user's array): not on MLX's main thread, where a failure
 #: may leave MLX's task count high and, after a few, hang the test process
-#: (see mlx_backend, "Failures at evaluation").
+#: (see mlx_evaluation, "Failures at evaluation").
 _ELSEWHERE = ThreadPoolExecutor(1, thread_name_prefix="test-mlx-failures")
 
 
@@ -211,7 +211,7 @@ def failing(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     def injected(*args: Any, **kwargs: Any) -> Any:
         res = fn(*args, **kwargs)
-        with mlx_backend.compute_context():
+        with mlx_evaluation.compute_context():
             return mx.where(mx.sum(_failing_svd()) == 0, res, res)
 
     return injected
@@ -251,20 +251,20 @@ def inject(monkeypatch: pytest.MonkeyPatch, path: str, row: Any) -> None:
     ns, name = _namespace_of(path)
     original = inspect.unwrap(getattr(ns, name))
     if row is None:
-        monkeypatch.delitem(mlx_backend.FAILURES, path, raising=False)
+        monkeypatch.delitem(mlx_evaluation.FAILURES, path, raising=False)
     else:
-        monkeypatch.setitem(mlx_backend.FAILURES, path, row)
-    monkeypatch.setattr(ns, name, mlx_backend.guard(path, failing(original)))
+        monkeypatch.setitem(mlx_evaluation.FAILURES, path, row)
+    monkeypatch.setattr(ns, name, mlx_evaluation.guard(path, failing(original)))
     monkeypatch.setattr(_dispatch, "_RESOLVED", {})
 
 
 POISON_ROW = (
-    mlx_backend.Failure(mlx_backend.POISON, LinAlgError, "SVD did not converge", "SVD", False, "injected")
+    mlx_evaluation.Failure(mlx_evaluation.POISON, LinAlgError, "SVD did not converge", "SVD", False, "injected")
     if HAS_MLX
     else None
 )
 AT_CALL_ROW = (
-    mlx_backend.Failure(mlx_backend.AT_CALL, LinAlgError, "SVD did not converge", "SVD", True, "injected")
+    mlx_evaluation.Failure(mlx_evaluation.AT_CALL, LinAlgError, "SVD did not converge", "SVD", True, "injected")
     if HAS_MLX
     else None
 )
@@ -374,10 +374,10 @@ def test_two_lazy_failing_candidates_only_the_failing_one_is_poisoned(monkeypatc
     takes it, so a failure is pinned on its own array: the good one reads."""
     ns, _ = _namespace_of("sin")
     good_sin = inspect.unwrap(ns.sin)
-    monkeypatch.setitem(mlx_backend.FAILURES, "sin", POISON_ROW)
-    monkeypatch.setitem(mlx_backend.FAILURES, "cos", POISON_ROW)
-    monkeypatch.setattr(ns, "sin", mlx_backend.guard("sin", good_sin))
-    monkeypatch.setattr(ns, "cos", mlx_backend.guard("cos", failing(inspect.unwrap(ns.cos))))
+    monkeypatch.setitem(mlx_evaluation.FAILURES, "sin", POISON_ROW)
+    monkeypatch.setitem(mlx_evaluation.FAILURES, "cos", POISON_ROW)
+    monkeypatch.setattr(ns, "sin", mlx_evaluation.guard("sin", good_sin))
+    monkeypatch.setattr(ns, "cos", mlx_evaluation.guard("cos", failing(inspect.unwrap(ns.cos))))
     monkeypatch.setattr(_dispatch, "_RESOLVED", {})
     a, _ = _operands()
     good, bad = xp.sin(a), xp.cos(a)
@@ -393,7 +393,7 @@ def test_a_users_failing_mlx_array_raises_at_every_entry() -> None:
     it: a second asarray raised nothing and read unwritten memory."""
 
     def body() -> None:
-        with mlx_backend.compute_context():  # on the library's stream: any thread may evaluate it
+        with mlx_evaluation.compute_context():  # on the library's stream: any thread may evaluate it
             f, g = _failing_svd(), _failing_svd()
         for _ in range(2):
             with pytest.raises(RuntimeError, match="SVD"):
@@ -427,11 +427,11 @@ def test_a_full_overwrite_clears_a_poisoned_buffer(monkeypatch: pytest.MonkeyPat
 def test_functions_without_failures_register_nothing() -> None:
     """The hot path: functions that cannot fail register nothing (with no
     failed array alive, each guard costs one truth test, and no evaluation)."""
-    before = set(mlx_backend._ROOTS)
+    before = set(mlx_evaluation._ROOTS)
     a, b = _operands()
     c = xp.sin(a) * b + xp.sum(a)
     assert c.tolist() == (np.sin([1.0, 2.0, 3.0]) * [4.0, 5.0, 6.0] + 6.0).tolist()
-    assert not set(mlx_backend._ROOTS) - before
+    assert not set(mlx_evaluation._ROOTS) - before
 
 
 @needs_mlx

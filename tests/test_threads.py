@@ -2,7 +2,7 @@
 
 MLX (0.32) binds a lazy graph to the stream of the thread that built it;
 the library builds its MLX work on one thread-unsafe stream and serialises
-evaluations (see ``unifiedarray/backends/mlx_backend.py``).  These tests run
+evaluations (see ``unifiedarray/backends/mlx_evaluation.py``).  These tests run
 a writer and a reader at the same time for a bounded time: about 2 s each by
 default (``UA_THREAD_SECONDS`` sets it), 10 s in the ``slow`` soak.
 """
@@ -299,13 +299,13 @@ def test_lazy_graph_built_in_one_thread_evaluated_in_another():
     evaluated in another thread through evaluate()."""
     import mlx.core as mx
 
-    from unifiedarray.backends import mlx_backend
+    from unifiedarray.backends import mlx_evaluation
 
     a = mx.arange(1000, dtype=mx.float32)
     mx.eval(a)  # a user's array enters evaluated (as the library's entry points do)
-    with mlx_backend.compute_context():
+    with mlx_evaluation.compute_context():
         y = (a * 2.0 + 1.0).sum()
-    assert in_thread(lambda: (mlx_backend.evaluate(y), y.item())[1]) == float((np.arange(1000) * 2.0 + 1.0).sum())
+    assert in_thread(lambda: (mlx_evaluation.evaluate(y), y.item())[1]) == float((np.arange(1000) * 2.0 + 1.0).sum())
     # The same graph built on this thread's own stream fails elsewhere: what the model avoids.
     z = (a * 3.0).sum()
     with pytest.raises(RuntimeError, match="no Stream"):
@@ -318,7 +318,7 @@ def test_many_threads_build_and_evaluate_on_one_stream():
     other's: the evaluation lock serialises them."""
     import mlx.core as mx
 
-    from unifiedarray.backends import mlx_backend
+    from unifiedarray.backends import mlx_evaluation
 
     graphs: queue.Queue = queue.Queue()
     checked = [0]
@@ -329,7 +329,7 @@ def test_many_threads_build_and_evaluate_on_one_stream():
         k = 0
         while running():
             k += 1
-            with mlx_backend.compute_context():
+            with mlx_evaluation.compute_context():
                 g = ((base + k) * 2.0).sum()
             graphs.put((k, g))
 
@@ -339,7 +339,7 @@ def test_many_threads_build_and_evaluate_on_one_stream():
                 k, g = graphs.get(timeout=0.05)
             except queue.Empty:
                 continue
-            mlx_backend.evaluate(g)
+            mlx_evaluation.evaluate(g)
             assert g.item() == float(((np.arange(256) + k) * 2.0).sum())
             checked[0] += 1
 
@@ -366,17 +366,17 @@ def test_compute_context_restores_the_thread_streams(monkeypatch):
     GPU one), where MLX's own stream context would leave the CPU one set."""
     import mlx.core as mx
 
-    from unifiedarray.backends import mlx_backend
+    from unifiedarray.backends import mlx_evaluation
 
     mine = mx.default_stream(mx.cpu)
-    with mlx_backend.compute_context():
-        assert mx.default_stream(mx.cpu) == mlx_backend.stream()
+    with mlx_evaluation.compute_context():
+        assert mx.default_stream(mx.cpu) == mlx_evaluation.stream()
     assert mx.default_stream(mx.cpu) == mine
     extra = mx.new_thread_unsafe_stream(mx.cpu)
-    monkeypatch.setattr(mlx_backend, "_STREAMS", (mlx_backend._STREAMS[0], extra))
-    with mlx_backend.compute_context():
+    monkeypatch.setattr(mlx_evaluation, "_STREAMS", (mlx_evaluation._STREAMS[0], extra))
+    with mlx_evaluation.compute_context():
         assert mx.default_stream(mx.cpu) == extra  # the last one is the default device's
         y = mx.ones(3) + 1
     assert mx.default_stream(mx.cpu) == mine
-    assert in_thread(lambda: (mlx_backend.evaluate(y), y.tolist())[1]) == [2.0, 2.0, 2.0]
-    assert not mlx_backend.EVAL_LOCK._is_owned()
+    assert in_thread(lambda: (mlx_evaluation.evaluate(y), y.tolist())[1]) == [2.0, 2.0, 2.0]
+    assert not mlx_evaluation.EVAL_LOCK._is_owned()

@@ -31,7 +31,7 @@ import numpy as np
 from . import Device, UnifiedBuffer, __array_namespace_info__, asarray, track_transfers
 from . import sum as ua_sum
 from ._version import __version__
-from .backends import _registry, backend_report
+from .backends import backend_report, registry
 
 _DESCRIPTION = (
     "Report the backends and devices this machine has (and why any is missing), "
@@ -45,7 +45,7 @@ def _gib(n: int) -> str:
 
 def _metal_reason() -> str | None:
     """Why MLX's Metal device is missing (None when present); MLX missing counts as a reason."""
-    mlx = _registry()["mlx"]
+    mlx = registry()["mlx"]
     reason: str | None = getattr(mlx, "metal_reason", mlx.unavailable_reason)
     return reason
 
@@ -85,7 +85,7 @@ def print_report(info: dict[str, Any]) -> None:
             )
             print(f"      {dev['device']:<8} {dev.get('name', '')}: {mem}")
     # Metal is a device of the MLX backend, not a backend: shown only where MLX is.
-    if _registry()["mlx"].available:
+    if registry()["mlx"].available:
         metal = info["metal"]
         print(f"  Metal          {'available' if metal['available'] else 'missing'}")
         if not metal["available"]:

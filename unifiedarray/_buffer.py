@@ -903,7 +903,7 @@ class UnifiedBuffer:
             if backend.name == "mlx":
                 self._write_mlx(native, _FillAll(array, cast=_native_dtype(backend, array) != self._dtype))
             else:
-                backend.copy_into(native, array)  # type: ignore[attr-defined]  # on the array's GPU
+                backend.copy_into(native, array)  # on the array's GPU
             if self._anchor is not None:
                 self._write_back_past_alias(dev, "UnifiedBuffer.copy_from")
 

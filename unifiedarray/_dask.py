@@ -62,7 +62,7 @@ from ._buffer import upload_new
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import transfer
 from ._policy import get_default_device
-from .backends import _registry, backend_for, contiguous
+from .backends import backend_for, contiguous, registry
 
 __all__ = [
     "DevicePlugin",
@@ -570,7 +570,7 @@ def worker_resources() -> dict[str, int]:
     True
     """
     out: dict[str, int] = {}
-    for kind, backend in _registry().items():
+    for kind, backend in registry().items():
         if kind != "cpu" and backend.available and backend.devices():
             out[kind] = len(backend.devices())
     return out

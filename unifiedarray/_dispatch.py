@@ -102,7 +102,7 @@ def resolve(dev: Device, path: str) -> Any:
         pass
     if path == "":
         backend_for(dev)  # a clear error for a device this machine lacks
-        obj: Any = compute.namespace_for(dev.kind)
+        obj: Any = compute.namespace_for(dev)
     else:
         obj = resolve(dev, "")
         for part in path.split("."):

@@ -47,7 +47,7 @@ import numpy as np
 from ._buffer import UnifiedBuffer, _normalize_shape, adopt
 from ._devices import CPU, Device, DeviceLike
 from ._dtypes import as_dtype
-from .backends import _registry, backend_for
+from .backends import backend_for, registry
 
 __all__ = ["MemoryPool", "OutOfMemoryError", "get_memory_pool", "size_class"]
 
@@ -196,7 +196,7 @@ class _SpacePool:
         if freed and (self.device.kind == "cuda" or self.pinned):
             # The dropped blocks went back to CuPy's own pool, which keeps
             # them: give them back to CUDA too.
-            _registry()["cuda"].free_cached(self.device, self.pinned)
+            registry()["cuda"].free_cached(self.device, self.pinned)
         return freed
 
     def stats(self) -> dict[str, Any]:
@@ -515,7 +515,7 @@ class MemoryPool:
             space.trim(0)
             if attempt == 0 and (space.pinned or space.device.kind == "cuda"):
                 # A dropped buffer's asynchronous copy may still hold a block.
-                _registry()["cuda"].finish_copies_in_flight()
+                registry()["cuda"].finish_copies_in_flight()
             if attempt == 0:
                 self._lock.release()
                 try:

@@ -1,9 +1,11 @@
 """The Array API namespaces that compute on each backend's native arrays.
 
-* host: ``array_api_compat.numpy``, plus the few corrections below;
-* CUDA: ``array_api_compat.cupy``, plus the same corrections;
-* MLX: :mod:`unifiedarray.backends.mlx_namespace` (written here: none
-  exists), plus the same corrections.
+Each backend supplies its namespace (:meth:`Backend.namespace
+<unifiedarray.backends.Backend.namespace>`): the host's is
+``array_api_compat.numpy``, CUDA's ``array_api_compat.cupy`` (indexing
+checked), MLX's :mod:`unifiedarray.backends.mlx_namespace` (written here:
+none exists), a plug-in's its own.  :func:`namespace_for` gives it with the
+few corrections below, the same for every namespace.
 
 We do not re-implement what array-api-compat already does.  What it gets
 wrong for the standard lives in :func:`_corrections`, once, written against
@@ -20,19 +22,17 @@ checking it again.
 from __future__ import annotations
 
 import operator
-import sys
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
 
-import array_api_compat.numpy as _compat_numpy
 import numpy as np
 
-from . import _rules
-from ._devices import CPU
-from ._index import normalise
+from ._devices import CPU, Device, DeviceLike
+from .backends import backend_for
 
-__all__ = ["host_namespace", "namespace_for"]  # and cuda_namespace, mlx_namespace: made on first use
+__all__ = ["host_namespace", "namespace_for"]
 
 
 def _derive(name: str, base: Any) -> types.ModuleType:
@@ -163,7 +163,7 @@ HOST_REDUCTIONS: dict[str, tuple[Any, bool]] = {
 }
 
 
-def _direct_reductions() -> dict[str, Callable[..., Any]]:
+def _direct_reductions(base: Any) -> dict[str, Callable[..., Any]]:
     """NumPy's ``sum``/``prod``/``max``/``min`` without their Python wrapper.
 
     Not a correction but a speed-up: ``np.sum`` spends about 1.5 of its 2.6
@@ -195,87 +195,44 @@ def _direct_reductions() -> dict[str, Callable[..., Any]]:
         return extremum
 
     return {
-        name: direct(name, ufunc, getattr(_compat_numpy, name)) if takes_dtype else direct_extremum(name, ufunc)
+        name: direct(name, ufunc, getattr(base, name)) if takes_dtype else direct_extremum(name, ufunc)
         for name, (ufunc, takes_dtype) in HOST_REDUCTIONS.items()
     }
 
 
-def _planned_arange(xp: Any) -> Callable[..., Any]:
-    """``arange`` on a device as the rules compute it (NumPy's length, first
-    two elements and errors; element i > 1 is ``first + i * (second -
-    first)`` in the dtype): CuPy's own arange steps differently (``arange(0,
-    3, 0.5, dtype=int32)``).  The host's is NumPy's own."""
-
-    def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None) -> Any:
-        dt = np.dtype(dtype) if dtype is not None else _rules.arange_dtype(start, stop, step, CPU)
-        plan = _rules.arange_plan(start, stop, step, dt)
-        work = np.dtype(np.float32) if dt == np.float16 else dt
-        if plan.n <= 2:
-            return xp.asarray([plan.first, plan.second][: plan.n], dtype=dt)
-        first, second = xp.full((), plan.first, dtype=work), xp.full((), plan.second, dtype=work)
-        idx = xp.arange(plan.n, dtype=xp.int64)
-        out = first + xp.astype(idx, work) * (second - first)
-        out = xp.where(idx == 0, first, xp.where(idx == 1, second, out))
-        return xp.astype(out, dt)
-
-    return arange
-
-
-host_namespace = _derive("unifiedarray.compute.host", _compat_numpy)
-for _name, _fn in _direct_reductions().items():
+_host_base = backend_for(CPU).namespace(CPU)
+host_namespace = _derive("unifiedarray.compute.host", _host_base)
+for _name, _fn in _direct_reductions(_host_base).items():
     setattr(host_namespace, _name, _fn)
 # array-api-compat's matmul only forwards to NumPy's ufunc; the ufunc itself
 # spares ``A.T @ b`` two Python frames between BLAS calls, where they cost most.
 host_namespace.matmul = np.matmul  # type: ignore[attr-defined]
 
 
-def __getattr__(name: str) -> Any:
-    # The CUDA namespace is built on first use: importing CuPy is slow and
-    # must not happen on machines that never touch CUDA.
-    if name == "cuda_namespace":
-        import array_api_compat.cupy as compat_cupy
-
-        ns = _derive("unifiedarray.compute.cuda", compat_cupy)
-        ns.getitem, ns.setitem = _checked_indexing(compat_cupy)  # type: ignore[attr-defined]
-        ns.arange = _planned_arange(compat_cupy)  # type: ignore[attr-defined]
-        sys.modules[__name__].cuda_namespace = ns  # type: ignore[attr-defined]
-        return ns
-    if name == "mlx_namespace":
-        from .backends import mlx_namespace as mlx_base
-
-        ns = _derive("unifiedarray.compute.mlx", mlx_base)
-        sys.modules[__name__].mlx_namespace = ns  # type: ignore[attr-defined]
-        return ns
-    raise AttributeError(name)
+#: id(a backend's namespace) -> (that namespace, it with the corrections):
+#: each namespace is derived once, however many devices share it.
+_DERIVED: dict[int, tuple[Any, types.ModuleType]] = {}
+_DERIVE_LOCK = threading.Lock()
 
 
-def _checked_indexing(xp: Any) -> tuple[Callable[..., Any], Callable[..., None]]:
-    """``getitem`` and ``setitem`` that read the key by the one index reading
-    (:func:`unifiedarray._index.normalise`) before the library indexes: its
-    exceptions, in NumPy's order (CuPy checks no integer-array bounds; it
-    wraps them), then the library's own indexing, whose meaning for a valid
-    key is NumPy's.  A mask's positions are found on the device."""
+def namespace_for(device: DeviceLike) -> Any:
+    """The compute namespace of ``device``: the namespace its backend
+    supplies (:meth:`~unifiedarray.backends.Backend.namespace`) with the
+    corrections above, made on first use (importing CuPy or MLX is slow and
+    must not happen on machines that never touch them).
 
-    def kind(k: Any) -> str | None:
-        return k.dtype.kind if isinstance(k, xp.ndarray) else None
-
-    def extremes(arrays: list[Any]) -> list[tuple[int, int]]:
-        return [(int(a.min()), int(a.max())) for a in arrays]
-
-    def getitem(x: Any, key: Any) -> Any:
-        normalise(x.shape, key, kind=kind, nonzero=xp.nonzero, extremes=extremes)
-        return x[key]
-
-    def setitem(x: Any, key: Any, value: Any) -> None:
-        shape = tuple(getattr(value, "shape", ()))
-        normalise(x.shape, key, kind=kind, nonzero=xp.nonzero, extremes=extremes, value=shape)
-        x[key] = value
-
-    return getitem, setitem
-
-
-def namespace_for(kind: str) -> Any:
-    """The compute namespace for devices of ``kind`` ("cpu", "cuda", "mlx")."""
-    if kind == "cpu":
+    >>> from unifiedarray.compute import namespace_for, host_namespace
+    >>> namespace_for("cpu") is host_namespace
+    True
+    """
+    dev = Device.parse(device)
+    if dev is CPU:
         return host_namespace
-    return getattr(sys.modules[__name__], f"{kind}_namespace")
+    base = backend_for(dev).namespace(dev)
+    kept = _DERIVED.get(id(base))
+    if kept is None or kept[0] is not base:
+        with _DERIVE_LOCK:
+            kept = _DERIVED.get(id(base))
+            if kept is None or kept[0] is not base:
+                kept = _DERIVED[id(base)] = (base, _derive(f"unifiedarray.compute.{dev.kind}", base))
+    return kept[1]

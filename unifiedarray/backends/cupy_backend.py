@@ -10,15 +10,19 @@ half-way through a user's computation.
 
 from __future__ import annotations
 
+import operator
 import threading
 from collections import deque
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from .._devices import Device, set_current_cuda_query
-from . import _DONE, Backend, _registry, contiguous
+from .. import _rules
+from .._devices import CPU, Device
+from .._index import normalise
+from ._base import DONE, Backend, contiguous
 
 #: size of each pinned staging chunk for large pageable uploads
 STAGING_CHUNK = 8 << 20
@@ -29,7 +33,7 @@ CUPY_TYPE_CODES = frozenset("?bhilqBHILQefdFD")
 
 
 def _finished() -> Any:
-    return _DONE
+    return DONE
 
 
 class _InFlight:
@@ -99,6 +103,9 @@ def is_pinned(host: np.ndarray) -> bool:
 class CuPyBackend(Backend):
     name = "cupy"
     title = "CUDA (CuPy)"
+    kind = "cuda"
+    indexed = True
+    device_aliases = ("gpu",)
 
     def __init__(self) -> None:
         super().__init__()
@@ -111,6 +118,7 @@ class CuPyBackend(Backend):
         # Per (purpose, device): "copy" for non-blocking uploads, "handoff"
         # for the streams named in exported CUDA Array Interfaces.
         self._side_streams: dict[tuple[str, int], Any] = {}
+        self._namespace: ModuleType | None = None  # made on first use: importing CuPy is slow
 
     def _probe(self) -> str | None:
         try:
@@ -135,6 +143,34 @@ class CuPyBackend(Backend):
 
     def devices(self) -> list[Device]:
         return [Device("cuda", i) for i in range(self._count)] if self.available else []
+
+    def current_index(self) -> int:
+        """CuPy's current GPU (what "cuda" names); the first one without a driver."""
+        return _current_gpu()
+
+    def device_from_object(self, obj: Any) -> Device | None:
+        """CuPy's ``Device`` objects (anything of CuPy's with an ``id``)."""
+        if (type(obj).__module__ or "").startswith("cupy"):
+            return Device("cuda", int(getattr(obj, "id", 0)))
+        return None
+
+    def namespace(self, device: Device) -> ModuleType:
+        """array-api-compat's CuPy namespace (the same for every GPU: calls
+        run on the current one, see :meth:`compute_context`), with indexing
+        that reads each key by the one index reading first, and ``arange``
+        as the array rules plan it."""
+        ns = self._namespace
+        if ns is None:
+            import array_api_compat.cupy as compat_cupy
+
+            ns = ModuleType("unifiedarray.backends.cupy_namespace", "array_api_compat.cupy, keys checked")
+            public = ("__array_api_version__", "__array_namespace_info__")
+            ns.__dict__.update({k: v for k, v in vars(compat_cupy).items() if not k.startswith("__") or k in public})
+            ns.getitem, ns.setitem = _checked_indexing(compat_cupy)  # type: ignore[attr-defined]
+            ns.arange = _planned_arange(compat_cupy)  # type: ignore[attr-defined]
+            ns.view_getitem = operator.getitem  # type: ignore[attr-defined]  # a view's key, checked when it was taken
+            self._namespace = ns
+        return ns
 
     def supports_dtype(self, dtype: np.dtype, device: Device) -> bool:
         d = np.dtype(dtype)
@@ -490,7 +526,29 @@ def _current_gpu() -> int:
         return 0
 
 
-set_current_cuda_query(_current_gpu)
+def _checked_indexing(xp: Any) -> tuple[Callable[..., Any], Callable[..., None]]:
+    """``getitem`` and ``setitem`` that read the key by the one index reading
+    (:func:`unifiedarray._index.normalise`) before CuPy indexes: its
+    exceptions, in NumPy's order (CuPy checks no integer-array bounds; it
+    wraps them), then CuPy's own indexing, whose meaning for a valid key is
+    NumPy's.  A mask's positions are found on the device."""
+
+    def kind(k: Any) -> str | None:
+        return k.dtype.kind if isinstance(k, xp.ndarray) else None
+
+    def extremes(arrays: list[Any]) -> list[tuple[int, int]]:
+        return [(int(a.min()), int(a.max())) for a in arrays]
+
+    def getitem(x: Any, key: Any) -> Any:
+        normalise(x.shape, key, kind=kind, nonzero=xp.nonzero, extremes=extremes)
+        return x[key]
+
+    def setitem(x: Any, key: Any, value: Any) -> None:
+        shape = tuple(getattr(value, "shape", ()))
+        normalise(x.shape, key, kind=kind, nonzero=xp.nonzero, extremes=extremes, value=shape)
+        x[key] = value
+
+    return getitem, setitem
 
 
 def pinned_zeros(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray | None:
@@ -498,9 +556,34 @@ def pinned_zeros(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray | None:
 
     Uses CuPy's pinned memory pool, so repeated pinned allocations are cheap.
     """
-    if not _registry()["cuda"].available:
+    if not BACKEND.available:
         return None
     import cupyx
 
     out = cupyx.zeros_pinned(shape, dtype)
     return out
+
+
+#: The CUDA backend (the registry registers it).
+BACKEND = CuPyBackend()
+
+
+def _planned_arange(xp: Any) -> Callable[..., Any]:
+    """``arange`` on a device as the rules compute it (NumPy's length, first
+    two elements and errors; element i > 1 is ``first + i * (second -
+    first)`` in the dtype): CuPy's own arange steps differently (``arange(0,
+    3, 0.5, dtype=int32)``).  The host's is NumPy's own."""
+
+    def arange(start: Any, /, stop: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None) -> Any:
+        dt = np.dtype(dtype) if dtype is not None else _rules.arange_dtype(start, stop, step, CPU)
+        plan = _rules.arange_plan(start, stop, step, dt)
+        work = np.dtype(np.float32) if dt == np.float16 else dt
+        if plan.n <= 2:
+            return xp.asarray([plan.first, plan.second][: plan.n], dtype=dt)
+        first, second = xp.full((), plan.first, dtype=work), xp.full((), plan.second, dtype=work)
+        idx = xp.arange(plan.n, dtype=xp.int64)
+        out = first + xp.astype(idx, work) * (second - first)
+        out = xp.where(idx == 0, first, xp.where(idx == 1, second, out))
+        return xp.astype(out, dt)
+
+    return arange

@@ -3,24 +3,32 @@
 from __future__ import annotations
 
 import platform
+from types import ModuleType
 from typing import Any
 
+import array_api_compat.numpy as compat_numpy
 import numpy as np
 
 from .._devices import CPU, Device
-from . import Backend, host_memory_info
+from ._base import Backend, host_memory_info
 from .cupy_backend import pinned_zeros
 
 
 class NumPyBackend(Backend):
     name = "numpy"
     title = "host (NumPy)"
+    kind = "cpu"
+    device_aliases = ("host", "numpy")
 
     def _probe(self) -> str | None:
         return None
 
     def devices(self) -> list[Device]:
         return [CPU]
+
+    def namespace(self, device: Device) -> ModuleType:
+        """array-api-compat's NumPy namespace."""
+        return compat_numpy
 
     def zeros(self, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> np.ndarray:
         if pinned:
@@ -52,3 +60,7 @@ class NumPyBackend(Backend):
 
     def aliases(self, a: Any, b: Any) -> bool:
         return bool(np.may_share_memory(a, b))
+
+
+#: The host backend (the registry registers it).
+BACKEND = NumPyBackend()

@@ -61,7 +61,7 @@ import array_api_compat.numpy as _compat
 import mlx.core as _mx
 import numpy as _np
 
-from ..mlx_backend import guard as _guard
+from ..mlx_evaluation import guard as _guard
 from . import fft, linalg
 from ._core import DEFAULT_COMPLEX as _DEFAULT_COMPLEX
 from ._core import DEFAULT_FLOAT as _DEFAULT_FLOAT
@@ -322,8 +322,8 @@ for _name in list(globals()):
         globals()[_name] = _empty_safe(_fn)
 del _name, _fn
 
-# Every function applies its row of the failure table (see mlx_backend.FAILURES
-# and mlx_backend.guard): the one place that decides how MLX's evaluation
+# Every function applies its row of the failure table (see mlx_evaluation.FAILURES
+# and mlx_evaluation.guard): the one place that decides how MLX's evaluation
 # failures reach the caller.  linalg and fft guard their own functions.
 for _name in list(globals()):
     _fn = globals()[_name]

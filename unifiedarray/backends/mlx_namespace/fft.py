@@ -18,7 +18,7 @@ from typing import Any, Literal
 import mlx.core as mx
 import numpy as np
 
-from ..mlx_backend import guard
+from ..mlx_evaluation import guard
 from ._core import (
     DEFAULT_FLOAT,
     FLOAT64,
@@ -215,7 +215,7 @@ def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
 
 
 # Empty inputs reach every function as MLX-allocated arrays (see _core.empty_safe);
-# every function applies its row of the failure table (see mlx_backend.guard).
+# every function applies its row of the failure table (see mlx_evaluation.guard).
 for _name in __all__:
     globals()[_name] = guard(f"fft.{_name}", empty_safe(globals()[_name]))
 del _name

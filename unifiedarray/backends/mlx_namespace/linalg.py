@@ -15,7 +15,7 @@ moves counted.
 MLX cannot hold: a ``TypeError``.
 
 Failures are NumPy's ``LinAlgError``, at the call, as on the host; the one
-table that says how is ``mlx_backend.FAILURES``.  MLX's ``svd``, ``inv``,
+table that says how is ``mlx_evaluation.FAILURES``.  MLX's ``svd``, ``inv``,
 ``solve``, ``eigh`` and ``eig`` fail only when the result is evaluated (a
 ``RuntimeError`` at a later read, then unwritten memory), so the guards of
 ``svd``, ``svdvals``, ``inv``, ``solve``, ``eigh``, ``eigvalsh``, ``eig``
@@ -44,7 +44,7 @@ import numpy as np
 from numpy.exceptions import AxisError
 from numpy.linalg import LinAlgError
 
-from ..mlx_backend import guard
+from ..mlx_evaluation import guard
 from ._core import (
     COMPLEX64,
     FLOAT32,
@@ -227,7 +227,7 @@ def inv(x: Array, /) -> Array:
     if x.dtype == mx.complex64:
         return _on_host("inv", np.linalg.inv, x)
     _refuse_singular(x, "inv")
-    return mx.linalg.inv(x)  # evaluated at the call by its guard (mlx_backend.FAILURES)
+    return mx.linalg.inv(x)  # evaluated at the call by its guard (mlx_evaluation.FAILURES)
 
 
 @on_cpu
@@ -346,7 +346,7 @@ def solve(x1: Array, x2: Array, /) -> Array:
         out = _on_host("solve", np.linalg.solve, a, b)
     else:
         _refuse_singular(a, "solve")
-        out = mx.linalg.solve(a, b)  # evaluated at the call by its guard (mlx_backend.FAILURES)
+        out = mx.linalg.solve(a, b)  # evaluated at the call by its guard (mlx_evaluation.FAILURES)
     return out[..., 0] if vector else out
 
 
@@ -585,7 +585,7 @@ def _host_if_empty(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # Empty inputs reach every function as MLX-allocated arrays (see _core.empty_safe);
-# every function applies its row of the failure table (see mlx_backend.guard):
+# every function applies its row of the failure table (see mlx_evaluation.guard):
 # calls between them (pinv's svd) go through the guarded functions too.
 for _name in __all__:
     globals()[_name] = empty_safe(globals()[_name])
