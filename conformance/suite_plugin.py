@@ -20,8 +20,10 @@ What it does, before the suite's conftest and test modules are imported:
   equal enum plus ``UNIFIEDARRAY = "unifiedarray"``, whose ``xp`` fixture imports ``unifiedarray``.
 
 * **SciPy** parametrizes its ``xp`` fixture (``scipy/conftest.py``) over ``xp_available_backends``.
-  Once the conftest is loaded, the plugin appends ``pytest.param(unifiedarray, id="unifiedarray")`` to
-  that fixture's parameters and ``"unifiedarray"`` to ``xp_known_backends``, so that the suite's
+  Once the conftest is loaded, the plugin parametrizes ``xp`` with ``pytest.param(unifiedarray,
+  id="unifiedarray")`` through a ``parametrize`` mark on each test that uses it (pytest's public way:
+  a test's own parametrization of a fixture takes precedence over the fixture's parameters) and adds
+  ``"unifiedarray"`` to ``xp_known_backends``, so that the suite's
   ``skip_xp_backends``/``xfail_xp_backends(np_only=True)`` marks treat it as a non-NumPy backend; on
   a device other than ``cpu`` it joins ``xp_skip_cpu_only_backends``, as SciPy's conftest does for
   torch on a GPU (``cpu_only=True``: SciPy has no array-agnostic code there).
@@ -109,20 +111,30 @@ def pytest_collection(session: pytest.Session) -> None:
 
 
 def _extend_scipy(session: pytest.Session, device: str) -> None:
-    """Add unifiedarray to the parameters of SciPy's ``xp`` fixture (see the module docstring)."""
-    import unifiedarray
-
+    """Make SciPy's conftest treat unifiedarray as a known non-NumPy backend (see the module docstring)."""
     conftest = next((p for p in session.config.pluginmanager.get_plugins() if hasattr(p, "xp_known_backends")), None)
     if conftest is None:
         raise pytest.UsageError("SciPy's conftest (with its xp fixture) was not loaded: run SciPy's tests")
     conftest.xp_known_backends.add(UNIFIEDARRAY)
     if device != "cpu":
         conftest.xp_skip_cpu_only_backends.add(UNIFIEDARRAY)
-    param = pytest.param(unifiedarray, id=UNIFIEDARRAY, marks=pytest.mark.array_api_backends)
-    fixturedefs = session._fixturemanager._arg2fixturedefs.get("xp", [])
-    for fixturedef in fixturedefs:
-        if fixturedef.params is not None and UNIFIEDARRAY not in [getattr(p, "id", None) for p in fixturedef.params]:
-            fixturedef.params = (*fixturedef.params, param)  # type: ignore[misc]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """SciPy's tests that use ``xp`` run on unifiedarray: a ``parametrize`` mark, added before
+    pytest reads the marks, takes precedence over the fixture's own parameters."""
+    config = metafunc.config
+    if (
+        config.getoption("ua_suite") == "scipy"
+        and config.getoption("ua_namespace") == UNIFIEDARRAY
+        and "xp" in metafunc.fixturenames
+        and not any("xp" in str(m.args[0]) for m in metafunc.definition.iter_markers("parametrize"))
+    ):
+        import unifiedarray
+
+        param = pytest.param(unifiedarray, id=UNIFIEDARRAY, marks=pytest.mark.array_api_backends)
+        metafunc.definition.add_marker(pytest.mark.parametrize("xp", [param], indirect=True))
 
 
 def _xarray_data_mode(device: str) -> None:
