@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _dispatch, _rules
+from . import _calls, _placement, _results, _rules
 from ._array import UnifiedArray
 from ._buffer import UnifiedBuffer, upload_new
 from ._devices import CPU, Device, DeviceLike
@@ -34,7 +34,7 @@ __all__ = [
 def _device(device: DeviceLike | None, like: UnifiedArray | None = None) -> Device:
     if device is None and like is not None:
         return like.device
-    return _dispatch.placement(device)
+    return _placement.placement(device)
 
 
 def _dtype_or(dtype: Any, default: np.dtype, dev: Device = CPU) -> np.dtype:
@@ -51,9 +51,9 @@ def _create(name: str, dev: Device, *args: Any, **kwargs: Any) -> UnifiedArray:
     if dev is CPU:  # every dtype is a host dtype: nothing to check
         fn = _HOST_CREATE.get(name)
         if fn is not None:
-            return _dispatch.wrap(fn(*args, **kwargs), CPU)
+            return _results.wrap(fn(*args, **kwargs), CPU)
     backend_for(dev).check_dtype(kwargs["dtype"], dev, name)
-    return _dispatch.call_mixed(name, args, kwargs, device=dev)
+    return _calls.call_mixed(name, args, kwargs, device=dev)
 
 
 def zeros(shape: Any, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
@@ -202,17 +202,17 @@ def full_like(
 
 def tril(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
     """The lower triangle of the last two axes."""
-    return _dispatch.call("tril", (x,), {"k": k})
+    return _calls.call("tril", (x,), {"k": k})
 
 
 def triu(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
     """The upper triangle of the last two axes."""
-    return _dispatch.call("triu", (x,), {"k": k})
+    return _calls.call("triu", (x,), {"k": k})
 
 
 def meshgrid(*arrays: UnifiedArray, indexing: str = "xy") -> tuple[UnifiedArray, ...]:
     """Coordinate matrices from coordinate vectors."""
-    return tuple(_dispatch.call_mixed("meshgrid", arrays, {"indexing": indexing}))
+    return tuple(_calls.call_mixed("meshgrid", arrays, {"indexing": indexing}))
 
 
 def asarray(
@@ -244,7 +244,7 @@ def asarray(
             # The commonest call, kept short: a list of numbers to the host.
             host = np.asarray(obj)
             if host.dtype.kind in "biuf" or host.dtype == np.complex128:
-                return _dispatch.wrap(host, CPU)
+                return _results.wrap(host, CPU)
     dt = None if dtype is None else as_dtype(dtype)
     if tobj is UnifiedArray:
         return _asarray_own(obj, dt, device, copy)
@@ -262,16 +262,16 @@ def asarray(
     if backend is not None and backend.name != "numpy" and getattr(obj, "ndim", None) is not None:
         src_dev = backend.device_of(obj)
         with backend.compute_context(src_dev):
-            out = _dispatch.wrap(backend.copy(obj), src_dev)  # MLX arrays are values; CuPy copies on its GPU
+            out = _results.wrap(backend.copy(obj), src_dev)  # MLX arrays are values; CuPy copies on its GPU
         if dt is not None and out.dtype != dt:
-            out = _dispatch.call("astype", (out, dt))
+            out = _calls.call("astype", (out, dt))
         return out.to_device(dev)
     host = _to_host_array(obj, dt, dev)
     backend_for(dev).check_dtype(host.dtype, dev, "asarray")
     if dev == CPU:
         if tobj is not list and tobj is not tuple and (host is obj or np.may_share_memory(host, obj)):
             host = host.copy()  # never alias memory the library cannot watch
-        return _dispatch.wrap(host, CPU)
+        return _results.wrap(host, CPU)
     return UnifiedArray._from_buffer(upload_new(host, dev, "asarray", explicit=True))
 
 
@@ -316,13 +316,13 @@ def _asarray_own(x: UnifiedArray, dt: np.dtype | None, device: DeviceLike | None
         raise ValueError("asarray(copy=False): a change of device or dtype needs a copy")
     out = x
     if dt is not None and dt != x.dtype:
-        out = _dispatch.call("astype", (out, dt))
+        out = _calls.call("astype", (out, dt))
         copy = False if out is not x else copy
     if dev != out.device:
         out = out.to_device(dev)
         copy = False
     if copy:
-        out = _dispatch.call("astype", (out, out.dtype), {"copy": True})
+        out = _calls.call("astype", (out, out.dtype), {"copy": True})
     return out
 
 

@@ -11,7 +11,7 @@ reaches the user, and every device gives the same dtype, values and
 exception class.  The entries:
 
 * :func:`binary_scalar` -- ``array <op> scalar`` (every binary operator and
-  elementwise function; :func:`unifiedarray._dispatch.check_scalar` is its
+  elementwise function; :func:`unifiedarray._intake.check_scalar` is its
   only caller in the dispatch): the scalar's kind and range, per operation
   class (arithmetic, comparison, bitwise, selection); an out-of-range Python
   int in a comparison gives a constant;

@@ -1,0 +1,60 @@
+"""Intake: foreign data and Python scalars meeting arrays.
+
+Example
+-------
+>>> import numpy as np
+>>> from unifiedarray._intake import _foreign
+>>> _foreign(np.arange(3)).device
+Device('cpu')
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _rules
+from ._array import UnifiedArray
+from ._devices import CPU, Device
+from ._results import adopted, wrap
+from .backends import backend_of_native
+
+__all__ = ["check_scalar", "host_data"]
+
+
+def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) -> bool | None:
+    """``x <op> value`` (``value <op> x`` when ``reflected``) for a Python
+    scalar ``value``: the rules' answer (:func:`unifiedarray._rules.binary_scalar`),
+    asked before any backend sees the value.  None: the backend computes it
+    from the value as it is; a bool: the answer for every element (a
+    comparison with an int outside x's range).  Raises the rules' errors.
+    Every path of :func:`operate` (and the in-place operators) calls this,
+    and nothing else in the dispatch decides a scalar's fate."""
+    return _rules.binary_scalar(op, x._buf._dtype, value, reflected)
+
+
+def _foreign(value: Any) -> UnifiedArray:
+    """Foreign data mixed with UnifiedArrays: a CuPy or MLX array is data on
+    its own device; anything else (an ndarray, a list) is host data, whatever
+    the default device.  The usual mixed-device rules then move it (counted)
+    only if the operation needs it.  Always a copy: the library cannot watch
+    foreign memory."""
+    backend = backend_of_native(value)
+    if backend is not None and backend.name != "numpy":
+        dev = backend.device_of(value)
+        with backend.compute_context(dev):
+            return wrap(backend.copy(value), dev)
+    return adopted(*host_data(value, "cannot combine a UnifiedArray with"))
+
+
+def host_data(value: Any, what: str) -> tuple[np.ndarray, Device, np.dtype]:
+    """Foreign host data as a new host array of one of the standard's dtypes
+    (data in the other byte order comes in as the same dtype in native
+    order), and its placement and dtype: ``adopted``'s arguments."""
+    host = np.array(value, copy=True)
+    if host.dtype.kind not in "biufc":
+        raise TypeError(f"{what} {type(value).__name__} of dtype {host.dtype}")
+    if not host.dtype.isnative:
+        host = host.astype(host.dtype.newbyteorder("="))
+    return host, CPU, host.dtype

@@ -1,0 +1,103 @@
+"""Results: native arrays a backend returned, made arrays of their own.
+
+A result never shares memory with another buffer unseen: a write to one
+would leave the other's copies stale.
+
+Example
+-------
+>>> import numpy as np
+>>> from unifiedarray._results import wrap_result
+>>> from unifiedarray._devices import CPU
+>>> wrap_result(np.arange(3), CPU).tolist()
+[0, 1, 2]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._array import UnifiedArray
+from ._buffer import adopt, upload_new
+from ._devices import CPU, Device
+from .backends import backend_for
+
+__all__ = ["adopted", "send_back", "wrap", "wrap_result"]
+
+# object.__new__, bound once: every result is made with it, and the
+# attribute lookup is a measurable share of a small call.
+_new = object.__new__
+
+
+def adopted(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
+    """A new whole array on a new buffer that adopts ``native``, without
+    checks: what :func:`wrap` ends in, and what the fast paths call."""
+    arr = _new(UnifiedArray)
+    buf = arr._buf = adopt(native, dev, dtype)
+    arr._key = None
+    arr._shape = buf._shape
+    arr._hostview = None
+    return arr
+
+
+def wrap(native: Any, dev: Device) -> UnifiedArray:
+    """A new array owning ``native`` (already on ``dev``)."""
+    if dev is CPU:
+        if type(native) is not np.ndarray:
+            native = np.asarray(native)  # NumPy returns scalars for 0-d results
+        return adopted(native, CPU, native.dtype)
+    backend = backend_for(dev)
+    return adopted(backend.publish(native), dev, backend.dtype_of(native))
+
+
+def wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
+    """Wrap whatever a backend function returned: arrays, tuples of arrays
+    (named tuples keep their type), or plain Python values.  A result that
+    shares memory with an input (NumPy's and CuPy's reshape, ``real`` of a
+    real array) gets memory of its own: two buffers never share memory
+    unseen, or a write to one would leave the other's copies stale."""
+    if dev is CPU:
+        tres = type(res)
+        if tres is np.ndarray:
+            if res.base is None:
+                for inp in inputs:
+                    if res is inp:
+                        return adopted(res.copy(), CPU, res.dtype)
+            else:
+                for inp in inputs:
+                    if type(inp) is np.ndarray and np.may_share_memory(res, inp):
+                        return adopted(res.copy(), CPU, res.dtype)
+            return adopted(res, CPU, res.dtype)
+        if isinstance(res, np.generic):
+            return adopted(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d array from a NumPy scalar
+    else:
+        backend = backend_for(dev)
+        if backend.is_native(res):
+            if backend.results_alias:
+                for inp in inputs:
+                    if res is inp or (backend.is_native(inp) and backend.aliases(res, inp)):
+                        res = backend.copy(res)
+                        break
+            return adopted(res, dev, backend.dtype_of(res))
+    if isinstance(res, tuple):
+        items = [wrap_result(r, dev, inputs) for r in res]
+        return type(res)(*items) if hasattr(res, "_fields") else tuple(items)
+    if isinstance(res, list):
+        return [wrap_result(r, dev, inputs) for r in res]
+    return res
+
+
+def send_back(res: Any, device: Device, reason: str) -> Any:
+    """A host result moved to ``device`` (counted), as an array there."""
+    if device is CPU:
+        return res
+    if type(res) is UnifiedArray:
+        return UnifiedArray._from_buffer(upload_new(res._buf._copies[CPU], device, reason, explicit=False))
+    if isinstance(res, tuple):
+        items = [send_back(r, device, reason) for r in res]
+        return type(res)(*items) if hasattr(res, "_fields") else tuple(items)
+    if isinstance(res, list):
+        return [send_back(r, device, reason) for r in res]
+    return res
