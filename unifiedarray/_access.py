@@ -42,18 +42,18 @@ def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
     # new handle, see UnifiedBuffer._apply_write), so whichever copy this
     # reads is whole.
     base = buf._copies[dev] if dev in buf._valid else buf._acquire(dev, False, reason)
-    key = x._key
-    if key is None:
+    chain = x._chain
+    if chain is None:
         return base
     if dev is CPU:
         view = x._hostview
         if view is None:
-            view = views.follow(resolve(CPU, ""), base, key)
-            if views.real_views(key) or (view.size and np.may_share_memory(view, base)):
+            view = views.follow(resolve(CPU, ""), base, chain)
+            if views.real_views(chain) or (view.size and np.may_share_memory(view, base)):
                 x._hostview = view  # a real view of base, which is never replaced (a reshape may copy)
         return view
     with backend_for(dev).compute_context(dev):  # MLX's slices are graph nodes: on the library's stream
-        return views.follow(resolve(dev, ""), base, key)
+        return views.follow(resolve(dev, ""), base, chain)
 
 
 def readonly_host(x: UnifiedArray, reason: str) -> np.ndarray:
@@ -63,9 +63,9 @@ def readonly_host(x: UnifiedArray, reason: str) -> np.ndarray:
     view chain applied (a copy where NumPy cannot express the view, also
     read-only)."""
     base = x._buf._export_host(reason, writable=False)
-    if x._key is None:
+    if x._chain is None:
         return base
-    view = views.follow(resolve(CPU, ""), base, x._key)
+    view = views.follow(resolve(CPU, ""), base, x._chain)
     view.flags.writeable = False  # also where the chain had to copy
     return view
 
@@ -75,7 +75,7 @@ def host_current(x: UnifiedArray) -> Any:
     move is in flight (what a fast path may read directly); else None.
     Every fast path asks this one question."""
     buf = x._buf
-    if x._key is None and buf._placement is CPU and buf._pending is None and CPU in buf._valid:
+    if x._chain is None and buf._placement is CPU and buf._pending is None and CPU in buf._valid:
         return buf._copies[CPU]
     return None
 
@@ -87,7 +87,7 @@ def host_native(x: UnifiedArray) -> Any:
     (the operators' fast path asks the same, inlined)."""
     buf = x._buf
     if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
-        return buf._copies[CPU] if x._key is None else x._hostview
+        return buf._copies[CPU] if x._chain is None else x._hostview
     return None
 
 
@@ -99,7 +99,7 @@ def writable_native(x: UnifiedArray, dev: Device, reason: str) -> Any:
     from it).  Raises ``BufferError`` where a link cannot be a view of that
     memory (a reshape of a strided slice), since writes to a copy would be
     lost, and for a device while a host alias may be alive."""
-    buf, chain = x._buf, x._key
+    buf, chain = x._buf, x._chain
     ns = resolve(dev, "")
     with buf._lock:
         if chain is None:

@@ -107,12 +107,12 @@ class UnifiedArray:
     Device('cpu')
     """
 
-    __slots__ = ("__weakref__", "_buf", "_hostview", "_key", "_shape")
+    __slots__ = ("__weakref__", "_buf", "_chain", "_hostview", "_shape")
     __array_priority__ = 100
     __hash__ = None  # type: ignore[assignment]  # == is elementwise
 
     _buf: UnifiedBuffer
-    _key: tuple | None
+    _chain: tuple | None  # the view chain selecting this array from its buffer (None: the whole buffer)
     _shape: tuple[int, ...]
     _hostview: Any
 
@@ -124,7 +124,7 @@ class UnifiedArray:
         """The whole of ``buf`` as an array (no copy)."""
         arr = object.__new__(cls)
         arr._buf = buf
-        arr._key = None
+        arr._chain = None
         arr._shape = buf.shape
         arr._hostview = None
         return arr
@@ -204,7 +204,7 @@ class UnifiedArray:
     def is_view(self) -> bool:
         """Whether this array is a view of another's buffer (basic indexing,
         ``reshape``, ``permute_dims``, ``matrix_transpose``, ``.T``, ``.mT``)."""
-        return self._key is not None
+        return self._chain is not None
 
     # -- conversion ----------------------------------------------------------
     def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> UnifiedArray:

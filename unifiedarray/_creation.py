@@ -43,7 +43,7 @@ def _dtype_or(dtype: Any, default: np.dtype, dev: Device = CPU) -> np.dtype:
 
 # On the host, the creation functions whose array-api-compat wrapper only
 # checks device= (which _device has done) and passes the rest on: NumPy's own,
-# a microsecond cheaper per call.
+# without the wrapper's cost on every call.
 _HOST_CREATE: dict[str, Callable[..., Any]] = {"zeros": np.zeros, "ones": np.ones, "full": np.full}
 
 
@@ -51,7 +51,7 @@ def _create(name: str, dev: Device, *args: Any, **kwargs: Any) -> UnifiedArray:
     if dev is CPU:  # every dtype is a host dtype: nothing to check
         fn = _HOST_CREATE.get(name)
         if fn is not None:
-            return _results.wrap(fn(*args, **kwargs), CPU)
+            return _results.wrap_result(fn(*args, **kwargs), CPU)
     backend_for(dev).check_dtype(kwargs["dtype"], dev, name)
     return _calls.call_mixed(name, args, kwargs, device=dev)
 
@@ -244,7 +244,7 @@ def asarray(
             # The commonest call, kept short: a list of numbers to the host.
             host = np.asarray(obj)
             if host.dtype.kind in "biuf" or host.dtype == np.complex128:
-                return _results.wrap(host, CPU)
+                return _results.adopt(host, CPU, host.dtype)
     dt = None if dtype is None else as_dtype(dtype)
     if tobj is UnifiedArray:
         return _asarray_own(obj, dt, device, copy)
@@ -262,7 +262,7 @@ def asarray(
     if backend is not None and backend.name != "numpy" and getattr(obj, "ndim", None) is not None:
         src_dev = backend.device_of(obj)
         with backend.compute_context(src_dev):
-            out = _results.wrap(backend.copy(obj), src_dev)  # MLX arrays are values; CuPy copies on its GPU
+            out = _results.wrap_result(backend.copy(obj), src_dev)  # MLX arrays are values; CuPy copies on its GPU
         if dt is not None and out.dtype != dt:
             out = _calls.call("astype", (out, dt))
         return out.to_device(dev)
@@ -271,7 +271,7 @@ def asarray(
     if dev == CPU:
         if tobj is not list and tobj is not tuple and (host is obj or np.may_share_memory(host, obj)):
             host = host.copy()  # never alias memory the library cannot watch
-        return _results.wrap(host, CPU)
+        return _results.adopt(host, CPU, host.dtype)
     return UnifiedArray._from_buffer(upload_new(host, dev, "asarray", explicit=True))
 
 

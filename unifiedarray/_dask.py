@@ -63,7 +63,7 @@ from ._pickling import DeviceUnavailableWarning, host_frame, host_from_bytes, re
 from ._pickling import _rebuild as _rebuild  # older pickles name unifiedarray._dask._rebuild
 from ._policy import get_default_device
 from ._resolve import namespace_for
-from ._results import wrap as _wrap
+from ._results import adopt, wrap_result
 from .backends import _registry, backend_for
 
 __all__ = [
@@ -113,7 +113,7 @@ def token(x: UnifiedArray) -> tuple:
     buf = x._buf
     if buf._anchor is not None and buf._host_aliased():
         buf._version += 1  # an alias of the host copy may have written it since the last token
-    return ("unifiedarray", _PROCESS_TAG, _serial(buf), buf._version, x._key, x.dtype.str, x._shape)
+    return ("unifiedarray", _PROCESS_TAG, _serial(buf), buf._version, x._chain, x.dtype.str, x._shape)
 
 
 # -- data out and in ---------------------------------------------------------------
@@ -157,7 +157,7 @@ def cuda_deserialize(header: dict, frames: list) -> UnifiedArray:
     dev = Device.parse("cuda")  # UCX receives on the current GPU
     raw = namespace_for(dev).asarray(frame)  # CuPy, Numba and RMM device buffers alike
     native = raw.view(np.dtype(header["dtype"])).reshape(tuple(header["shape"]))
-    return _wrap(native, Device("cuda", native.device.id))
+    return wrap_result(native, Device("cuda", native.device.id))
 
 
 def reduce_ex(x: UnifiedArray, protocol: int) -> tuple:
@@ -183,7 +183,7 @@ def sizeof(x: UnifiedArray) -> int:
     if not _REGISTERED[0]:
         _maybe_register()
     buf = x._buf
-    nbytes = buf.nbytes if x._key is None else x.size * buf._dtype.itemsize
+    nbytes = buf.nbytes if x._chain is None else x.size * buf._dtype.itemsize
     return 64 + nbytes * max(len(buf._copies), 1)
 
 
@@ -319,7 +319,7 @@ class RandomState:
             if not isinstance(out, np.ndarray):
                 return out
             if dev is CPU:
-                return _wrap(out, CPU)
+                return adopt(out, CPU, out.dtype)
             return UnifiedArray._from_buffer(upload_new(out, dev, "random", explicit=True))
 
         return draw
@@ -373,7 +373,7 @@ def array_backend() -> Any:
 
     def meta(device: Device | None = None) -> UnifiedArray:
         dev = backend_device() if device is None else device
-        return _wrap(backend_for(dev).zeros((0,), np.dtype(np.float64), dev), dev)
+        return wrap_result(backend_for(dev).zeros((0,), np.dtype(np.float64), dev), dev)
 
     def with_meta(name: str, *args: Any, meta_: Any = None, **kwargs: Any) -> Any:
         kwargs.pop("like", None)
@@ -385,14 +385,14 @@ def array_backend() -> Any:
     class UnifiedArrayBackend(ArrayBackendEntrypoint):
         @classmethod
         def to_backend_dispatch(cls) -> Any:
-            return to_unified
+            return intake_chunk
 
         @classmethod
         def to_backend(cls, data: Any, **kwargs: Any) -> Any:
             dev = Device.parse(kwargs.pop("device", None) or backend_device())
             if type(data._meta) is UnifiedArray and data._meta.device == dev:
                 return data
-            return data.map_blocks(to_unified, device=str(dev), meta=meta(dev), **kwargs)
+            return data.map_blocks(intake_chunk, device=str(dev), meta=meta(dev), **kwargs)
 
         @property
         def RandomState(self) -> Any:
@@ -436,14 +436,14 @@ def array_backend() -> Any:
     return UnifiedArrayBackend()
 
 
-def to_unified(data: Any, device: str | None = None, **kwargs: Any) -> UnifiedArray:
+def intake_chunk(data: Any, device: str | None = None, **kwargs: Any) -> UnifiedArray:
     """A chunk as a UnifiedArray on ``device`` (``to_backend``'s map)."""
     dev = backend_device() if device is None else Device.parse(device)
     if type(data) is UnifiedArray:
         return data if data.device == dev else data.to_device(dev)
     host = np.array(data, copy=True)  # a copy the new array owns (the chunk may be shared)
     if dev is CPU:
-        return _wrap(host, CPU)
+        return adopt(host, CPU, host.dtype)
     return UnifiedArray._from_buffer(upload_new(host, dev, "to_backend", explicit=True))
 
 
@@ -455,13 +455,13 @@ def _on_device(arr: Any, dev: Device) -> Any:
     m = arr._meta
     if type(m) is UnifiedArray and m.device == dev:
         return arr.map_blocks(_ensure_on, device=str(dev), meta=m, dtype=arr.dtype)
-    return arr.map_blocks(to_unified, device=str(dev), dtype=arr.dtype)
+    return arr.map_blocks(intake_chunk, device=str(dev), dtype=arr.dtype)
 
 
 def _ensure_on(chunk: Any, device: str) -> Any:
     if type(chunk) is UnifiedArray and chunk.device == device:
         return chunk
-    return to_unified(chunk, device)
+    return intake_chunk(chunk, device)
 
 
 # -- device-aware workers ----------------------------------------------------------

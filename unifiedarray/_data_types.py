@@ -64,7 +64,7 @@ def astype(x: UnifiedArray, dtype: DType, /, *, copy: bool = True, device: Devic
     if dev is CPU:
         # NumPy's astype always copies when asked to (what copy=True means),
         # so the result owns its memory; every host dtype is allowed.
-        return _results.adopted(_access.native_on(x, CPU, "astype").astype(dt), CPU, dt)
+        return _results.adopt(_access.native_on(x, CPU, "astype").astype(dt), CPU, dt)
     backend_for(dev).check_dtype(dt, dev, "astype")
     return _calls.call("astype", (x, dt), {"copy": True})
 

@@ -313,8 +313,8 @@ def _make_sample(shape: tuple[int, ...], dtype: np.dtype, dev: Device) -> Unifie
     on its device directly: not a move of the argument's data)."""
     host = np.ones(_sample_shape(shape), dtype)
     if dev is CPU:
-        return _results.adopted(host, CPU, dtype)
-    return _results.wrap(backend_for(dev).upload(host, dev), dev)
+        return _results.adopt(host, CPU, dtype)
+    return _results.wrap_result(backend_for(dev).upload(host, dev), dev)
 
 
 def _host_copy(native: Any, dev: Device) -> np.ndarray:
@@ -954,7 +954,7 @@ class _Trace:
         results: list[Any] = []
         for (how, what), out in zip(self._made, outs, strict=True):
             if how == 0:  # a new array: its dtype is the trace's, a device result never aliases an input
-                res: Any = _results.adopted(out, dev, what)
+                res: Any = _results.adopt(out, dev, what)
             elif how == 1:  # a host result: NumPy's may be a view or a scalar
                 res = _results.wrap_result(out, dev, natives)
             elif how == 2:  # eager returns the argument itself

@@ -1,10 +1,16 @@
 """Intake: foreign data and Python scalars meeting arrays.
 
+Foreign data becomes an array by :func:`intake` (the vocabulary is
+:mod:`unifiedarray._results`'): always a copy, since the library cannot
+watch foreign memory; host data through :func:`intake_host`, the one path
+by which host data from outside comes in.  A Python scalar's fate is the
+rules' (:func:`check_scalar`).
+
 Example
 -------
 >>> import numpy as np
->>> from unifiedarray._intake import _foreign
->>> _foreign(np.arange(3)).device
+>>> from unifiedarray._intake import intake
+>>> intake(np.arange(3)).device
 Device('cpu')
 """
 
@@ -16,11 +22,11 @@ import numpy as np
 
 from . import _rules
 from ._array import UnifiedArray
-from ._devices import CPU, Device
-from ._results import adopted, wrap
+from ._devices import CPU
+from ._results import adopt, wrap_result
 from .backends import backend_of_native
 
-__all__ = ["check_scalar", "host_data"]
+__all__ = ["check_scalar", "intake", "intake_host"]
 
 
 def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) -> bool | None:
@@ -34,7 +40,7 @@ def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) 
     return _rules.binary_scalar(op, x._buf._dtype, value, reflected)
 
 
-def _foreign(value: Any) -> UnifiedArray:
+def intake(value: Any) -> UnifiedArray:
     """Foreign data mixed with UnifiedArrays: a CuPy or MLX array is data on
     its own device; anything else (an ndarray, a list) is host data, whatever
     the default device.  The usual mixed-device rules then move it (counted)
@@ -44,17 +50,18 @@ def _foreign(value: Any) -> UnifiedArray:
     if backend is not None and backend.name != "numpy":
         dev = backend.device_of(value)
         with backend.compute_context(dev):
-            return wrap(backend.copy(value), dev)
-    return adopted(*host_data(value, "cannot combine a UnifiedArray with"))
+            return wrap_result(backend.copy(value), dev)
+    return intake_host(value, "cannot combine a UnifiedArray with")
 
 
-def host_data(value: Any, what: str) -> tuple[np.ndarray, Device, np.dtype]:
-    """Foreign host data as a new host array of one of the standard's dtypes
-    (data in the other byte order comes in as the same dtype in native
-    order), and its placement and dtype: ``adopted``'s arguments."""
+def intake_host(value: Any, what: str) -> UnifiedArray:
+    """Foreign host data as a new host array (a copy) of one of the
+    standard's dtypes (data in the other byte order comes in as the same
+    dtype in native order); a ``TypeError`` starting with ``what`` for
+    data of another kind."""
     host = np.array(value, copy=True)
     if host.dtype.kind not in "biufc":
         raise TypeError(f"{what} {type(value).__name__} of dtype {host.dtype}")
     if not host.dtype.isnative:
         host = host.astype(host.dtype.newbyteorder("="))
-    return host, CPU, host.dtype
+    return adopt(host, CPU, host.dtype)

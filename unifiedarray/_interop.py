@@ -2,7 +2,7 @@
 
 NumPy functions run through the one dispatch on the device where the
 array lives: NumPy on the host, CuPy on CUDA, and on MLX the standard's
-function of the same meaning (:data:`MLX_EQUIVALENTS`, NumPy's arguments
+function of the same meaning (:data:`NUMPY_TO_STANDARD`, NumPy's arguments
 mapped onto the standard's signature), a recipe in the standard's terms
 (:mod:`unifiedarray._numpy_recipes`) or the backend's namesake
 (:data:`NATIVE_EQUIVALENTS`); NumPy's view functions give views
@@ -28,22 +28,22 @@ import numpy as np
 from ._access import native_on, writable_native
 from ._array import UnifiedArray
 from ._devices import CPU, Device
-from ._intake import host_data
+from ._intake import intake_host
 from ._namespace import namespace
 from ._numpy_recipes import NUMPY_RECIPES
 from ._numpy_views import NUMPY_VIEWS
 from ._pickling import _rebuild  # noqa: F401  # older pickles name unifiedarray._interop._rebuild
 from ._placement import placement_of
-from ._results import adopted, send_back, wrap, wrap_result
+from ._results import adopt, send_back, wrap_result
 from ._writes import cast_value, write
 from .backends import backend_for
 
-__all__ = ["MLX_EQUIVALENTS", "NATIVE_EQUIVALENTS", "array_function", "array_ufunc", "numpy_call", "translated"]
+__all__ = ["NATIVE_EQUIVALENTS", "NUMPY_TO_STANDARD", "array_function", "array_ufunc", "numpy_call", "translated"]
 
 # NumPy names whose meaning the standard's function of (maybe) another name
 # shares; on MLX these run there, NumPy's arguments mapped onto the
 # standard's signature.  (On CUDA, CuPy's function of the NumPy name runs.)
-MLX_EQUIVALENTS: dict[str, str] = {
+NUMPY_TO_STANDARD: dict[str, str] = {
     **{n: n for n in (  # noqa: SIM905  # a table to read, not a list to scan
         "add subtract multiply divide floor_divide negative positive exp expm1 log log1p log2 log10 sqrt "
         "square sin cos tan sinh cosh tanh floor ceil trunc sign isnan isinf isfinite maximum minimum equal "
@@ -75,14 +75,15 @@ def _numpy_name(func: Any) -> str:
     return name
 
 
-def _to_unified(obj: Any) -> Any:
-    """ndarrays among the arguments are host data: make them UnifiedArrays."""
+def _intake_ndarrays(obj: Any) -> Any:
+    """ndarrays among the arguments are host data: each taken in (a copy,
+    :func:`unifiedarray._intake.intake_host`)."""
     if type(obj) is np.ndarray and obj.dtype.kind in "biufc":
-        return adopted(*host_data(obj, "NumPy data"))
+        return intake_host(obj, "NumPy data")
     if isinstance(obj, list | tuple):
-        return type(obj)(_to_unified(o) for o in obj)
+        return type(obj)(_intake_ndarrays(o) for o in obj)
     if isinstance(obj, dict):
-        return {k: _to_unified(v) for k, v in obj.items()}
+        return {k: _intake_ndarrays(v) for k, v in obj.items()}
     return obj
 
 
@@ -116,12 +117,12 @@ def _natives(obj: Any, dev: Device, reason: str) -> Any:
     return obj
 
 
-def _wrap_any(res: Any, dev: Device, inputs: Any) -> Any:
-    """Wrap a NumPy-level result; results that are views of the inputs get
-    memory of their own, as everywhere."""
+def _native_leaves(args: Any) -> list:
+    """The native arrays among nested arguments: the inputs a result must
+    not share memory with (:func:`unifiedarray._results.wrap_result`)."""
     flat: list = []
-    _leaves(inputs, lambda o: hasattr(o, "shape"), flat)
-    return wrap_result(res, dev, flat)
+    _leaves(args, lambda o: hasattr(o, "shape"), flat)
+    return flat
 
 
 # NumPy functions that write into their first argument (and return None, or
@@ -148,7 +149,7 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
     target = args[0]
     dev = target._buf._placement if type(target) is UnifiedArray else CPU
     why = reason if dev is CPU else f"host fallback: {reason}"
-    nat_rest, nat_kw = _natives(_to_unified(args[1:]), CPU, why), _natives(_to_unified(kwargs), CPU, why)
+    nat_rest, nat_kw = _natives(_intake_ndarrays(args[1:]), CPU, why), _natives(_intake_ndarrays(kwargs), CPU, why)
     if type(target) is not UnifiedArray:
         return host_call(target, *nat_rest, **nat_kw)
     if dev is CPU:
@@ -161,7 +162,7 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
             return target if res is handle else res
     work = np.array(native_on(target, CPU, why), copy=True)
     res = host_call(work, *nat_rest, **nat_kw)
-    write(target, Ellipsis, send_back(wrap(work, CPU), dev, why), why)
+    write(target, Ellipsis, send_back(adopt(work, CPU, work.dtype), dev, why), why)
     return target if res is work else res
 
 
@@ -207,7 +208,7 @@ def _standard_call(name: str, func: Any, args: tuple, kwargs: dict) -> tuple[Any
     """A NumPy call as the standard's function of the same meaning
     (``np.mean(x, 0)`` -> ``xp.mean(x, axis=0)``), or None where the call
     uses what the standard lacks (``where=``, ``kind=``, ...)."""
-    path = MLX_EQUIVALENTS.get(name)
+    path = NUMPY_TO_STANDARD.get(name)
     if path is None:
         return None
     target: Any = namespace()
@@ -338,7 +339,7 @@ NATIVE_EQUIVALENTS = frozenset({"einsum"})
 def translated() -> dict[str, str]:
     """Every NumPy function the library runs on a device by a translation of
     its own, by NumPy name (``"linalg.norm"``), with how: ``"standard"``
-    (:data:`MLX_EQUIVALENTS`), ``"recipe"`` (:data:`NUMPY_RECIPES`),
+    (:data:`NUMPY_TO_STANDARD`), ``"recipe"`` (:data:`NUMPY_RECIPES`),
     ``"native"`` (:data:`NATIVE_EQUIVALENTS`) or ``"view"`` (NumPy's view
     functions, answered with views of the buffer).  A new translation goes
     into one of these tables, and so into this list, which the differential
@@ -349,7 +350,7 @@ def translated() -> dict[str, str]:
     >>> translated()["linalg.norm"], translated()["absolute"]
     ('recipe', 'standard')
     """
-    out = dict.fromkeys(MLX_EQUIVALENTS, "standard")
+    out = dict.fromkeys(NUMPY_TO_STANDARD, "standard")
     out.update(dict.fromkeys(NUMPY_RECIPES, "recipe"))
     out.update(dict.fromkeys(NATIVE_EQUIVALENTS, "native"))
     out.update(dict.fromkeys(NUMPY_VIEWS, "view"))
@@ -414,7 +415,7 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
         _check_casting(func, args, kwargs)
     if out is not None and kwargs.get("where") is not None:
         return _masked_into(func, args, kwargs, out, reason)
-    args, kwargs = _to_unified(args), _to_unified(kwargs)
+    args, kwargs = _intake_ndarrays(args), _intake_ndarrays(kwargs)
     found: list[UnifiedArray] = []
     _leaves((args, kwargs), lambda o: type(o) is UnifiedArray, found)
     dev = placement_of(found, reason) if found else CPU
@@ -434,7 +435,7 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
     if result is None:
         why = reason if dev is CPU else f"host fallback: numpy.{name}"
         nat_args, nat_kwargs = _natives(args, CPU, why), _natives(kwargs, CPU, why)
-        result = _wrap_any(func(*nat_args, **nat_kwargs), CPU, (nat_args, nat_kwargs))
+        result = wrap_result(func(*nat_args, **nat_kwargs), CPU, _native_leaves((nat_args, nat_kwargs)))
         result = send_back(result, dev, why)
     return result if out is None else _into(out, result, reason, kwargs.get("casting", "same_kind"))
 
@@ -472,7 +473,7 @@ def _run_on_cuda(name: str, func: Any, args: tuple, kwargs: dict, dev: Device, r
     nat_args, nat_kwargs = _natives(args, dev, reason), _natives(kwargs, dev, reason)
     with backend.compute_context(dev):
         try:
-            return _wrap_any(fn(*nat_args, **nat_kwargs), dev, (nat_args, nat_kwargs))
+            return wrap_result(fn(*nat_args, **nat_kwargs), dev, _native_leaves((nat_args, nat_kwargs)))
         except NotImplementedError:
             return None  # an argument value CuPy has not implemented (CuPy's way of saying so)
 
@@ -498,11 +499,14 @@ def _masked_into(func: Any, args: tuple, kwargs: dict, out: Any, reason: str) ->
     through the buffer (its moves counted)."""
     outs = out if isinstance(out, tuple) else (out,)
     works = tuple(np.array(native_on(o, CPU, reason), copy=True) if type(o) is UnifiedArray else o for o in outs)
-    nat_args, nat_kwargs = _natives(_to_unified(args), CPU, reason), _natives(_to_unified(kwargs), CPU, reason)
+    nat_args, nat_kwargs = (
+        _natives(_intake_ndarrays(args), CPU, reason),
+        _natives(_intake_ndarrays(kwargs), CPU, reason),
+    )
     func(*nat_args, out=works if isinstance(func, np.ufunc) else works[0], **nat_kwargs)
     for o, w in zip(outs, works, strict=True):
         if type(o) is UnifiedArray:
-            write(o, Ellipsis, send_back(wrap(w, CPU), o.device, reason), reason)
+            write(o, Ellipsis, send_back(adopt(w, CPU, w.dtype), o.device, reason), reason)
     return out if len(outs) > 1 else outs[0]  # a ufunc's out= comes as a tuple
 
 

@@ -30,9 +30,9 @@ from ._array import UnifiedArray
 from ._calls import NO_KWARGS, call, call_mixed, traced_call
 from ._devices import CPU
 from ._errors import reraise
-from ._intake import _foreign, check_scalar
+from ._intake import check_scalar, intake
 from ._resolve import RESOLVED, resolve
-from ._results import adopted, wrap, wrap_result
+from ._results import adopt, wrap_result
 from ._writes import write
 from .backends import backend_for, backend_of_native
 
@@ -58,7 +58,7 @@ def unary(name: str, x: UnifiedArray) -> UnifiedArray:
     if host is not None:
         res = resolve(CPU, name)(host)
         if type(res) is np.ndarray and res is not host and res.base is None:
-            return adopted(res, CPU, res.dtype)
+            return adopt(res, CPU, res.dtype)
     return call(name, (x,))
 
 
@@ -83,13 +83,13 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     # the dispatch runs from cold caches and costs several times its
     # standalone time.
     if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
-        lhs = buf._copies[CPU] if x._key is None else x._hostview
+        lhs = buf._copies[CPU] if x._chain is None else x._hostview
         if lhs is None:
             rhs = None
         elif ty is UnifiedArray:
             yb = y._buf  # host_native(y), inlined: this is most of a small a + b's cost
             rhs = (
-                (yb._copies[CPU] if y._key is None else y._hostview)
+                (yb._copies[CPU] if y._chain is None else y._hostview)
                 if yb._placement is CPU and yb._pending is None and CPU in yb._valid
                 else None
             )
@@ -123,11 +123,11 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                 if target is not None:
                     res = _into(fn, lhs, rhs, reflected, target)
                     if res is not None:
-                        return adopted(res, CPU, res.dtype)
+                        return adopt(res, CPU, res.dtype)
             res = fn(rhs, lhs) if reflected else fn(lhs, rhs)
             if type(res) is np.ndarray:
-                return adopted(res, CPU, res.dtype)
-            return wrap(res, CPU)
+                return adopt(res, CPU, res.dtype)
+            return wrap_result(res, CPU)
     elif buf._pending is None and buf._placement in buf._valid:
         # The same on a device: arrays whose copies there are current, whole
         # or views (a view's native is its chain applied to the copy: no move)
@@ -136,7 +136,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         if ty is UnifiedArray:
             yb = y._buf
             rhs = (
-                (yb._copies[dev] if y._key is None else native_on(y, dev, name))
+                (yb._copies[dev] if y._chain is None else native_on(y, dev, name))
                 if (yb._placement is dev and yb._pending is None and dev in yb._valid)
                 else None
             )
@@ -147,12 +147,12 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         fn = (RESOLVED.get((dev, name)) or resolve(dev, name)) if rhs is not None else None
         if fn is not None:
             backend = backend_for(dev)
-            lhs = buf._copies[dev] if x._key is None else native_on(x, dev, name)
+            lhs = buf._copies[dev] if x._chain is None else native_on(x, dev, name)
             try:
                 res = backend.run(dev, fn, rhs, lhs) if reflected else backend.run(dev, fn, lhs, rhs)
             except Exception as exc:
                 reraise(exc, dev, name)
-            return adopted(res, dev, backend.dtype_of(res))
+            return adopt(res, dev, backend.dtype_of(res))
     return operate_general(x, y, name, reflected)
 
 
@@ -169,7 +169,7 @@ def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False)
         if ty is not UnifiedArray:
             if name == "matmul" or (backend_of_native(y) is None and not hasattr(y, "__array__")):
                 return NotImplemented
-            y = _foreign(y)
+            y = intake(y)
         _rules.binary_arrays(name, x._buf._dtype, y._buf._dtype)
     return call_mixed(name, (y, x) if reflected else (x, y), NO_KWARGS, name)
 
@@ -222,7 +222,7 @@ def _lendable(x: UnifiedArray, native: np.ndarray) -> np.ndarray | None:
     of its host copy that may be alive (see ``UnifiedBuffer._export_host``)
     and not watched by a weak reference; else None."""
     buf = x._buf
-    if x._key is None and len(buf._copies) == 1 and not buf._host_aliased() and not weakref.getweakrefcount(x):
+    if x._chain is None and len(buf._copies) == 1 and not buf._host_aliased() and not weakref.getweakrefcount(x):
         return native
     return None
 

@@ -27,7 +27,7 @@ from ._array import UnifiedArray
 from ._buffer import upload_new
 from ._devices import CPU, MLX, Device
 from ._ledger import transfer
-from ._results import wrap
+from ._results import adopt
 from .backends import backend_for, contiguous
 
 __all__ = ["DeviceUnavailableWarning", "host_frame", "host_from_bytes", "reduce_ex", "restore"]
@@ -71,7 +71,7 @@ def restore(host: np.ndarray, device: str, reason: str) -> UnifiedArray:
     this process has it, else on the host with a warning."""
     dev = _device_here(device, reason)
     if dev is CPU:
-        return wrap(host, CPU)
+        return adopt(host, CPU, host.dtype)
     return UnifiedArray._from_buffer(upload_new(host, dev, reason, explicit=False))
 
 

@@ -20,7 +20,7 @@ from ._access import host_current
 from ._array import UnifiedArray
 from ._calls import call, require_real, traced_call
 from ._devices import CPU
-from ._results import adopted
+from ._results import adopt
 
 __all__ = ["HOST_REDUCE", "reduction"]
 
@@ -69,7 +69,7 @@ def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool)
                 res = reduce(native, axis, None, None, keepdims)  # type: ignore[call-overload]
                 if type(res) is not np.ndarray:
                     res = res[...]
-            return adopted(res, CPU, res.dtype)
+            return adopt(res, CPU, res.dtype)
     if dtype is None:
         return call(name, (x,), {"axis": axis, "keepdims": keepdims})
     return call(name, (x,), {"axis": axis, "dtype": dtype, "keepdims": keepdims})

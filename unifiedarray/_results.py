@@ -1,4 +1,21 @@
-"""Results: native arrays a backend returned, made arrays of their own.
+"""Results: native arrays made arrays of their own.
+
+The conversion vocabulary (native arrays and UnifiedArrays), one verb per
+meaning, used everywhere in the package:
+
+* **adopt** (:func:`adopt`): a native the caller owns, known to alias
+  nothing, becomes a new array's only copy: no copy, no checks (the fast
+  paths' and every result's last step; :func:`unifiedarray._buffer.adopt`
+  is the same one level down, a buffer).
+* **wrap a result** (:func:`wrap_result`): whatever a backend function
+  returned (an array, a NumPy scalar, a tuple or list of them, a Python
+  value) becomes arrays of their own: memory shared with an input is
+  copied first.
+* **intake** (:func:`unifiedarray._intake.intake`): foreign data (a CuPy
+  or MLX array, an ndarray, a list) becomes an array: always a copy, since
+  the library cannot watch foreign memory.
+* **send back** (:func:`send_back`): a host result (of a host fallback)
+  moved to the device the call was placed on: a counted move.
 
 A result never shares memory with another buffer unseen: a write to one
 would leave the other's copies stale.
@@ -6,10 +23,9 @@ would leave the other's copies stale.
 Example
 -------
 >>> import numpy as np
->>> from unifiedarray._results import wrap_result
 >>> from unifiedarray._devices import CPU
->>> wrap_result(np.arange(3), CPU).tolist()
-[0, 1, 2]
+>>> wrap_result((np.arange(3), np.float64(2.0)), CPU)[1].shape
+()
 """
 
 from __future__ import annotations
@@ -20,36 +36,29 @@ from typing import Any
 import numpy as np
 
 from ._array import UnifiedArray
-from ._buffer import adopt, upload_new
+from ._buffer import adopt as _adopt_buffer
+from ._buffer import upload_new
 from ._devices import CPU, Device
 from .backends import backend_for
 
-__all__ = ["adopted", "send_back", "wrap", "wrap_result"]
+__all__ = ["adopt", "send_back", "wrap_result"]
 
 # object.__new__, bound once: every result is made with it, and the
 # attribute lookup is a measurable share of a small call.
 _new = object.__new__
 
 
-def adopted(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
-    """A new whole array on a new buffer that adopts ``native``, without
-    checks: what :func:`wrap` ends in, and what the fast paths call."""
+def adopt(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
+    """A new whole array on a new buffer that adopts ``native`` (a native
+    array of ``dev`` holding ``dtype``, which the caller owns and nothing
+    else aliases), without checks: what :func:`wrap_result` ends in, and
+    what the fast paths call."""
     arr = _new(UnifiedArray)
-    buf = arr._buf = adopt(native, dev, dtype)
-    arr._key = None
+    buf = arr._buf = _adopt_buffer(native, dev, dtype)
+    arr._chain = None
     arr._shape = buf._shape
     arr._hostview = None
     return arr
-
-
-def wrap(native: Any, dev: Device) -> UnifiedArray:
-    """A new array owning ``native`` (already on ``dev``)."""
-    if dev is CPU:
-        if type(native) is not np.ndarray:
-            native = np.asarray(native)  # NumPy returns scalars for 0-d results
-        return adopted(native, CPU, native.dtype)
-    backend = backend_for(dev)
-    return adopted(backend.publish(native), dev, backend.dtype_of(native))
 
 
 def wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
@@ -64,14 +73,14 @@ def wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
             if res.base is None:
                 for inp in inputs:
                     if res is inp:
-                        return adopted(res.copy(), CPU, res.dtype)
+                        return adopt(res.copy(), CPU, res.dtype)
             else:
                 for inp in inputs:
                     if type(inp) is np.ndarray and np.may_share_memory(res, inp):
-                        return adopted(res.copy(), CPU, res.dtype)
-            return adopted(res, CPU, res.dtype)
+                        return adopt(res.copy(), CPU, res.dtype)
+            return adopt(res, CPU, res.dtype)
         if isinstance(res, np.generic):
-            return adopted(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d array from a NumPy scalar
+            return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d array from a NumPy scalar
     else:
         backend = backend_for(dev)
         if backend.is_native(res):
@@ -80,7 +89,7 @@ def wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
                     if res is inp or (backend.is_native(inp) and backend.aliases(res, inp)):
                         res = backend.copy(res)
                         break
-            return adopted(res, dev, backend.dtype_of(res))
+            return adopt(res, dev, backend.dtype_of(res))
     if isinstance(res, tuple):
         items = [wrap_result(r, dev, inputs) for r in res]
         return type(res)(*items) if hasattr(res, "_fields") else tuple(items)

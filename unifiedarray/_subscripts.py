@@ -23,9 +23,9 @@ from ._access import host_current, native_on
 from ._array import UnifiedArray
 from ._calls import call, call_mixed
 from ._devices import CPU
-from ._intake import _foreign
+from ._intake import intake
 from ._operators import PY_SCALARS
-from ._results import adopted, wrap_result
+from ._results import adopt, wrap_result
 from ._writes import cast_value, write
 
 __all__ = ["getitem", "setitem"]
@@ -39,7 +39,7 @@ def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
     """``x[key]``: a view for basic indices (sharing x's buffer), a new 0-d
     array for an integer per axis, a new array for advanced indices."""
     buf = x._buf
-    if x._key is None and buf._placement is CPU and CPU in buf._valid and buf._pending is None:
+    if x._chain is None and buf._placement is CPU and CPU in buf._valid and buf._pending is None:
         # The commonest indices of a whole host array: a slice or an integer
         # of the first axis (a view; a trailing Ellipsis keeps NumPy from
         # giving a scalar), or an integer for every axis (an element).
@@ -49,12 +49,12 @@ def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
             native = buf._copies[CPU][key]
             out = _new(UnifiedArray)
             out._buf = buf
-            out._key = (key,)
+            out._chain = (key,)
             out._shape = native.shape
             out._hostview = native
             return out
         if index.one_element(key, len(x._shape)):
-            return adopted(np.asarray(buf._copies[CPU][key]), CPU, buf._dtype)
+            return adopt(np.asarray(buf._copies[CPU][key]), CPU, buf._dtype)
         if tkey is int:
             key = (key, Ellipsis)
             return _host_view(x, key, buf._copies[CPU][key])
@@ -74,10 +74,10 @@ def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
 def _key_arrays(key: Any) -> Any:
     """Lists and ndarrays in an index are host arrays (as NumPy reads them)."""
     if isinstance(key, list | np.ndarray):
-        return _foreign(index.sequence_array(key) if type(key) is list else key)
+        return intake(index.sequence_array(key) if type(key) is list else key)
     if type(key) is tuple:
         return tuple(
-            _foreign(index.sequence_array(k) if type(k) is list else k) if isinstance(k, list | np.ndarray) else k
+            intake(index.sequence_array(k) if type(k) is list else k) if isinstance(k, list | np.ndarray) else k
             for k in key
         )
     return key
@@ -86,7 +86,7 @@ def _key_arrays(key: Any) -> Any:
 def _host_view(x: UnifiedArray, key: Any, native: np.ndarray) -> UnifiedArray:
     out = _new(UnifiedArray)
     out._buf = x._buf
-    out._key = (key,)
+    out._chain = (key,)
     out._shape = native.shape
     out._hostview = native
     return out
@@ -99,7 +99,7 @@ def _element(x: UnifiedArray, key: Any) -> UnifiedArray:
     reason = "UnifiedArray.__getitem__"
     if x._buf._placement is CPU:
         host = native_on(x, CPU, reason)
-        return adopted(np.asarray(host[key]), CPU, host.dtype)
+        return adopt(np.asarray(host[key]), CPU, host.dtype)
     index.normalise(x._shape, key)  # NumPy's IndexError, at the call: some backends check nothing
     return call("getitem", (x, key), reason=reason)
 
@@ -109,8 +109,8 @@ def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
     buf = x._buf
     out = _new(UnifiedArray)
     out._buf = buf
-    parent = x._key
-    out._key = (key,) if parent is None else (*parent, key)
+    parent = x._chain
+    out._chain = (key,) if parent is None else (*parent, key)
     base = buf._copies.get(CPU) if parent is None else x._hostview
     if buf._placement is CPU and buf._pending is None and CPU in buf._valid and base is not None:
         # A current host copy: the native view now (taking a view reads nothing).
@@ -131,7 +131,7 @@ def setitem(x: UnifiedArray, key: Any, value: Any) -> None:
         if value is None or isinstance(value, PY_SCALARS):
             value = _rules.store(x._buf._dtype, value, "__setitem__")  # converted: every backend stores it exactly
         else:
-            value = _foreign(value)
+            value = intake(value)
     if type(value) is UnifiedArray and value._buf._dtype != x._buf._dtype:
         value = cast_value(value, x._buf._dtype, "__setitem__")
     key = _key_arrays(key)

@@ -26,7 +26,7 @@ from ._access import native_on
 from ._array import UnifiedArray
 from ._buffer import upload_new
 from ._devices import CPU, Device
-from ._results import adopted
+from ._results import adopt
 from .backends import backend_for
 
 __all__ = ["linked_view", "permuted", "reshaped", "to_device"]
@@ -42,7 +42,7 @@ def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedAr
     buf = x._buf
     out = _new(UnifiedArray)
     out._buf = buf
-    out._key = (link,) if x._key is None else (*x._key, link)
+    out._chain = (link,) if x._chain is None else (*x._chain, link)
     out._shape = shape
     out._hostview = None
     if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
@@ -51,7 +51,7 @@ def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedAr
         # a transpose always is a real view, a reshape of C-ordered memory
         # too (any other reshape is made at its first read, and kept if
         # NumPy made it a view).
-        parent = buf._copies[CPU] if x._key is None else x._hostview
+        parent = buf._copies[CPU] if x._chain is None else x._hostview
         if parent is not None:
             if type(link) is views.Permute:
                 out._hostview = parent.transpose(link.axes)
@@ -121,5 +121,5 @@ def to_device(x: UnifiedArray, dev: Device) -> UnifiedArray:
         buf._acquire(CPU, False, "to_device", explicit=True)
     host = native_on(x, CPU, "to_device")
     if dev is CPU:
-        return adopted(np.array(host, order="C", copy=True), CPU, host.dtype)
+        return adopt(np.array(host, order="C", copy=True), CPU, host.dtype)
     return UnifiedArray._from_buffer(upload_new(host, dev, "to_device", explicit=True))

@@ -50,7 +50,7 @@ def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
     if type(value) is UnifiedArray:
         value = native_on(value, dev, reason)  # before any lock of x's: value may be a view of x
     ns = resolve(dev, "")
-    chain = x._key
+    chain = x._chain
 
     def apply(base: Any) -> None:
         try:
