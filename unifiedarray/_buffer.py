@@ -1015,3 +1015,14 @@ def upload_new(host: np.ndarray, device: Device, reason: str, explicit: bool) ->
     with transfer("cpu", str(device), host.nbytes, reason, explicit):
         native = backend.upload(host, device)
     return adopt(native, device, np.dtype(host.dtype))
+
+
+def download_new(native: Any, device: Device, reason: str) -> np.ndarray:
+    """A new host array holding the data of ``native`` (a native array of
+    ``device``: a buffer's copy, or a view of one): a counted move whose
+    result no buffer keeps (a frame sent elsewhere); :func:`upload_new` is
+    the other way."""
+    host = np.empty(native.shape, native.dtype)
+    with transfer(str(device), "cpu", host.nbytes, reason):
+        backend_for(device).download(native, host)
+    return host

@@ -25,7 +25,7 @@ import numpy as np
 from ._access import native_on
 from ._array import UnifiedArray
 from ._devices import CPU, Device
-from ._errors import reraise
+from ._errors import run_translated
 from ._placement import placement_of
 from ._resolve import RESOLVED, resolve
 from ._results import send_back, wrap_result
@@ -171,11 +171,7 @@ def _compute(fn: Any, dev: Device, path: str, nat_args: tuple, nat_kwargs: dict[
     if dev is CPU:
         return wrap_result(fn(*nat_args, **nat_kwargs), CPU, nat_args)
     with backend_for(dev).compute_context(dev):
-        try:
-            res = fn(*nat_args, **nat_kwargs)
-        except Exception as exc:
-            reraise(exc, dev, path)
-        return wrap_result(res, dev, nat_args)
+        return wrap_result(run_translated(dev, path, fn, nat_args, nat_kwargs), dev, nat_args)
 
 
 def _host_fallback(path: str, args: tuple, kwargs: dict, device: Device, reason: str) -> Any:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _calls, _placement, _results, _rules
+from . import _calls, _intake, _placement, _results, _rules
 from ._array import UnifiedArray
 from ._buffer import UnifiedBuffer, upload_new
 from ._devices import CPU, Device, DeviceLike
@@ -292,21 +292,9 @@ def _to_host_array(obj: Any, dt: np.dtype | None, dev: Device) -> np.ndarray:
             elif arr.dtype.kind not in "biufc":
                 raise TypeError(f"asarray: cannot make an array of {arr.dtype} from {type(obj).__name__}")
         return arr
-    arr = np.asarray(obj, dtype=dt)
-    if arr.dtype.kind not in "biufc":
-        raise TypeError(f"asarray: unsupported input {type(obj).__name__} (dtype {arr.dtype})")
-    if arr.dtype.metadata is not None:
-        # A dtype's metadata is a dict NumPy code may cache things in (scikit-
-        # learn caches unique labels): it would go stale after a write, so
-        # the data comes in under the plain dtype.
-        arr = arr.view(np.dtype(arr.dtype.str))
-    if not arr.dtype.isnative:
-        # Data in the other byte order (a FITS file's big-endian floats, say)
-        # comes in as the same dtype in native order: the same values, and
-        # one of the standard's dtypes (x.dtype == xp.float64 holds), which
-        # every backend can hold.
-        arr = arr.astype(arr.dtype.newbyteorder("="))
-    return arr
+    return _intake.standard_host(
+        np.asarray(obj, dtype=dt), f"asarray: unsupported input {type(obj).__name__} (dtype {{dtype}})"
+    )
 
 
 def _asarray_own(x: UnifiedArray, dt: np.dtype | None, device: DeviceLike | None, copy: bool | None) -> UnifiedArray:

@@ -12,14 +12,17 @@ Example
 from __future__ import annotations
 
 import re
-from typing import NoReturn
+from collections.abc import Callable
+from typing import Any
 
 from numpy.exceptions import AxisError
 from numpy.linalg import LinAlgError
 
 from ._devices import CPU, Device
 
-__all__ = ["ERRORS", "reraise", "translate"]
+__all__ = ["ERRORS", "run_translated", "translate"]
+
+_NONE: dict[str, Any] = {}  # no keywords: never written
 
 #: A backend's exception (device kind, class, a pattern of its message) and the
 #: class the host raises for the same call.  Checked in order; an exception no
@@ -49,9 +52,15 @@ def translate(exc: BaseException, dev: Device, path: str) -> BaseException:
     return exc
 
 
-def reraise(exc: Exception, dev: Device, path: str) -> NoReturn:
-    """Raise ``exc`` as the host's class (see :func:`translate`)."""
-    new = translate(exc, dev, path)
-    if new is exc:
-        raise exc
-    raise new from exc
+def run_translated(dev: Device, path: str, fn: Callable[..., Any], args: tuple, kwargs: dict[str, Any] = _NONE) -> Any:
+    """``fn(*args, **kwargs)``, a backend's work for ``path`` on ``dev``:
+    the one place where a backend's exception is raised as the class the
+    host raises (:func:`translate`); every call of a backend's compute
+    function and every write goes through here."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:
+        new = translate(exc, dev, path)
+        if new is exc:
+            raise
+        raise new from exc

@@ -26,7 +26,7 @@ from ._devices import CPU
 from ._results import adopt, wrap_result
 from .backends import backend_of_native
 
-__all__ = ["check_scalar", "intake", "intake_host"]
+__all__ = ["check_scalar", "intake", "intake_host", "standard_host"]
 
 
 def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) -> bool | None:
@@ -59,9 +59,24 @@ def intake_host(value: Any, what: str) -> UnifiedArray:
     standard's dtypes (data in the other byte order comes in as the same
     dtype in native order); a ``TypeError`` starting with ``what`` for
     data of another kind."""
-    host = np.array(value, copy=True)
-    if host.dtype.kind not in "biufc":
-        raise TypeError(f"{what} {type(value).__name__} of dtype {host.dtype}")
-    if not host.dtype.isnative:
-        host = host.astype(host.dtype.newbyteorder("="))
+    host = standard_host(np.array(value, copy=True), f"{what} {type(value).__name__} of dtype {{dtype}}")
     return adopt(host, CPU, host.dtype)
+
+
+def standard_host(arr: np.ndarray, refusal: str) -> np.ndarray:
+    """Host data from outside (``arr``, an ndarray) as one of the standard's
+    dtypes, the one rule for every way such data comes in (``asarray`` and
+    :func:`intake_host`): a ``TypeError`` (``refusal``, its ``{dtype}``
+    filled in) for data of another kind; a dtype's metadata dropped (a dict
+    NumPy code may cache things in: scikit-learn caches unique labels
+    there, which would go stale after a write); data in the other byte
+    order (a FITS file's big-endian floats, say) as the same dtype in native
+    order: the same values, a dtype every backend can hold.  A view or a
+    new array where something changes; ``arr`` itself otherwise."""
+    if arr.dtype.kind not in "biufc":
+        raise TypeError(refusal.format(dtype=arr.dtype))
+    if arr.dtype.metadata is not None:
+        arr = arr.view(np.dtype(arr.dtype.str))
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return arr

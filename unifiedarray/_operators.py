@@ -29,7 +29,7 @@ from ._access import host_current, host_native, native_on
 from ._array import UnifiedArray
 from ._calls import NO_KWARGS, call, call_mixed, traced_call
 from ._devices import CPU
-from ._errors import reraise
+from ._errors import run_translated
 from ._intake import check_scalar, intake
 from ._resolve import RESOLVED, resolve
 from ._results import adopt, wrap_result
@@ -148,10 +148,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         if fn is not None:
             backend = backend_for(dev)
             lhs = buf._copies[dev] if x._chain is None else native_on(x, dev, name)
-            try:
-                res = backend.run(dev, fn, rhs, lhs) if reflected else backend.run(dev, fn, lhs, rhs)
-            except Exception as exc:
-                reraise(exc, dev, name)
+            res = run_translated(dev, name, backend.run, (dev, fn, rhs, lhs) if reflected else (dev, fn, lhs, rhs))
             return adopt(res, dev, backend.dtype_of(res))
     return operate_general(x, y, name, reflected)
 
@@ -180,11 +177,7 @@ def _reflected_scalar(name: str, x: UnifiedArray, scalar: Any) -> Any:
     fn = resolve(dev, name)
     native = native_on(x, dev, name)
     with backend_for(dev).compute_context(dev):
-        try:
-            res = fn(scalar, native)
-        except Exception as exc:
-            reraise(exc, dev, name)
-        return wrap_result(res, dev, (native,))
+        return wrap_result(run_translated(dev, name, fn, (scalar, native)), dev, (native,))
 
 
 #: Operands of at least this size may lend their memory to a result (NumPy's

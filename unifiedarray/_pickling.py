@@ -24,9 +24,8 @@ import numpy as np
 
 from ._access import native_on, readonly_host
 from ._array import UnifiedArray
-from ._buffer import upload_new
+from ._buffer import download_new, upload_new
 from ._devices import CPU, MLX, Device
-from ._ledger import transfer
 from ._results import adopt
 from .backends import backend_for, contiguous
 
@@ -46,7 +45,7 @@ def host_frame(x: UnifiedArray, reason: str) -> np.ndarray:
     Live memory goes out read-only (the host copy through the buffer's one
     export path, ``UnifiedBuffer._export_host``): a frame is sent, never
     written, and whoever rebuilds an array from it in this process copies it
-    (:func:`_from_buffer`), so no rebuilt array shares x's memory."""
+    (:func:`host_from_bytes`), so no rebuilt array shares x's memory."""
     buf = x._buf
     dev = buf._placement
     if dev is CPU or CPU in buf._valid:
@@ -59,10 +58,7 @@ def host_frame(x: UnifiedArray, reason: str) -> np.ndarray:
         host = np.asarray(native).view()
         host.flags.writeable = False
     else:
-        native = native_on(x, dev, reason)
-        host = np.empty(native.shape, native.dtype)
-        with transfer(str(dev), "cpu", host.nbytes, reason):
-            backend_for(dev).download(native, host)
+        host = download_new(native_on(x, dev, reason), dev, reason)
     return contiguous(host)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _rules
+from . import _rules, compute
 from ._access import host_current
 from ._array import UnifiedArray
 from ._calls import call, require_real, traced_call
@@ -39,8 +39,10 @@ def _ufunc_returns_arrays_for_ellipsis() -> bool:
 
 _ARRAY_OUT = _ufunc_returns_arrays_for_ellipsis()
 
-#: The reductions that are one NumPy ufunc's ``reduce``, for their fast path.
-HOST_REDUCE = {"sum": np.add.reduce, "prod": np.multiply.reduce, "max": np.maximum.reduce, "min": np.minimum.reduce}
+#: The reductions that are one NumPy ufunc's ``reduce``, for their fast path:
+#: the host namespace's table (:data:`unifiedarray.compute.HOST_REDUCTIONS`),
+#: the one place that says which ufunc each one is.
+HOST_REDUCE = {name: ufunc.reduce for name, (ufunc, _) in compute.HOST_REDUCTIONS.items()}
 
 
 def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool) -> UnifiedArray:
@@ -66,7 +68,7 @@ def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool)
                 else:
                     res = reduce(native, axis, None, out=..., keepdims=keepdims)
             else:
-                res = reduce(native, axis, None, None, keepdims)  # type: ignore[call-overload]
+                res = reduce(native, axis, None, None, keepdims)
                 if type(res) is not np.ndarray:
                     res = res[...]
             return adopt(res, CPU, res.dtype)

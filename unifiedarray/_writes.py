@@ -22,7 +22,7 @@ from . import _views as views
 from ._access import native_on
 from ._array import UnifiedArray
 from ._calls import call
-from ._errors import reraise
+from ._errors import run_translated
 from ._resolve import resolve
 from .backends import backend_for
 
@@ -52,16 +52,16 @@ def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
     ns = resolve(dev, "")
     chain = x._chain
 
+    def write_into(base: Any) -> None:
+        if chain is None:
+            ns.setitem(base, key, value)
+        elif dev.kind != "mlx" and views.real_views(chain):
+            ns.setitem(views.follow(ns, base, chain), key, value)  # a real view: writes reach the copy
+        else:
+            views.write_chain(ns, base, chain, key, value, backend.aliases)
+
     def apply(base: Any) -> None:
-        try:
-            if chain is None:
-                ns.setitem(base, key, value)
-            elif dev.kind != "mlx" and views.real_views(chain):
-                ns.setitem(views.follow(ns, base, chain), key, value)  # a real view: writes reach the copy
-            else:
-                views.write_chain(ns, base, chain, key, value, backend.aliases)
-        except Exception as exc:
-            reraise(exc, dev, "__setitem__")
+        run_translated(dev, "__setitem__", write_into, (base,))
 
     if dev.kind == "mlx":
         buf._apply_write(dev, apply, reason)  # on the library's stream, inside the buffer's lock
