@@ -26,7 +26,7 @@ from ._access import native_on
 from ._array import UnifiedArray
 from ._devices import CPU, Device
 from ._errors import run_translated
-from ._placement import placement_of
+from ._placement import placement
 from ._resolve import RESOLVED, resolve
 from ._results import send_back, wrap_result
 from .backends import backend_for
@@ -152,7 +152,7 @@ def call_mixed(
     if device is None:
         if not found:
             raise TypeError(f"{path}: expected at least one UnifiedArray argument")
-        device = placement_of(found, reason)
+        device = placement(None, found, reason)
     fn = resolve(device, path)
     if fn is None:
         return _host_fallback(path, args, kwargs, device, reason)

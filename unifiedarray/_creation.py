@@ -22,7 +22,6 @@ from ._array import UnifiedArray
 from ._buffer import UnifiedBuffer, upload_new
 from ._devices import CPU, Device, DeviceLike
 from ._dtypes import as_dtype, default_complex, default_float
-from ._policy import get_default_device
 from .backends import backend_for, backend_of_native
 
 __all__ = [
@@ -32,9 +31,7 @@ __all__ = [
 
 
 def _device(device: DeviceLike | None, like: UnifiedArray | None = None) -> Device:
-    if device is None and like is not None:
-        return like.device
-    return _placement.placement(device)
+    return _placement.placement(device, () if like is None else (like,))
 
 
 def _dtype_or(dtype: Any, default: np.dtype, dev: Device = CPU) -> np.dtype:
@@ -239,7 +236,7 @@ def asarray(
     """
     tobj = type(obj)
     if (tobj is list or tobj is tuple) and dtype is None and device is None and copy is not False:
-        dev = get_default_device()
+        dev = _placement.placement(None)
         if dev == CPU:
             # The commonest call, kept short: a list of numbers to the host.
             host = np.asarray(obj)

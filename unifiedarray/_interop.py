@@ -33,7 +33,7 @@ from ._namespace import namespace
 from ._numpy_recipes import NUMPY_RECIPES
 from ._numpy_views import NUMPY_VIEWS
 from ._pickling import _rebuild  # noqa: F401  # older pickles name unifiedarray._interop._rebuild
-from ._placement import placement_of
+from ._placement import placement
 from ._results import adopt, send_back, wrap_result
 from ._writes import cast_value, write
 from .backends import backend_for
@@ -418,7 +418,7 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
     args, kwargs = _intake_ndarrays(args), _intake_ndarrays(kwargs)
     found: list[UnifiedArray] = []
     _leaves((args, kwargs), lambda o: type(o) is UnifiedArray, found)
-    dev = placement_of(found, reason) if found else CPU
+    dev = placement(None, found, reason) if found else CPU  # NumPy's own calls run on the host
     result: Any = None
     if dev.kind == "cuda":
         result = _run_on_cuda(name, func, args, kwargs, dev, reason)

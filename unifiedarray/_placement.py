@@ -3,8 +3,8 @@
 Example
 -------
 >>> import unifiedarray as xp
->>> from unifiedarray._placement import placement, placement_of
->>> placement(None), placement_of([xp.ones(2)])
+>>> from unifiedarray._placement import placement
+>>> placement(None), placement(None, [xp.ones(2)])
 (Device('cpu'), Device('cpu'))
 """
 
@@ -17,22 +17,23 @@ from ._devices import Device, DeviceLike
 from ._policy import choose_device, get_default_device
 from .backends import backend_for
 
-__all__ = ["placement", "placement_of"]
+__all__ = ["placement"]
 
 
-def placement(device: DeviceLike | None) -> Device:
-    """The device a call without array arguments runs on: ``device`` if
-    given (checked: a clear error for a device this machine lacks), else the
-    default device."""
-    if device is None:
+def placement(device: DeviceLike | None, arrays: Sequence[UnifiedArray] = (), reason: str = "an operation") -> Device:
+    """Where a call runs, in the order of :mod:`unifiedarray._policy`:
+    ``device`` if given (checked: a clear error for a device this machine
+    lacks); else the device of ``arrays`` (on several devices, the one
+    :func:`~unifiedarray._policy.choose_device` chooses); else the default
+    device.  Every call's placement is decided here (the call path's fast
+    path only checks that its arrays are all where the first one is, which
+    this function would answer with that device)."""
+    if device is not None:
+        dev = Device.parse(device)
+        backend_for(dev)
+        return dev
+    if not arrays:
         return get_default_device()
-    dev = Device.parse(device)
-    backend_for(dev)
-    return dev
-
-
-def placement_of(arrays: Sequence[UnifiedArray], reason: str = "an operation") -> Device:
-    """Where an operation on ``arrays`` runs (see :mod:`unifiedarray._policy`)."""
     dev = arrays[0]._buf._placement
     for a in arrays:
         if a._buf._placement is not dev:
