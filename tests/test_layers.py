@@ -5,6 +5,7 @@ gives every module a layer of its own."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,14 @@ def test_every_module_has_a_layer_of_its_own():
     (layers,) = [c for c in config["tool"]["importlinter"]["contracts"] if c["id"] == "layers"]
     grouped = [layer for layer in layers["layers"] if ":" in layer or "|" in layer]
     assert grouped == []
+
+
+def test_the_layer_diagram_is_the_contract():
+    """docs/design.md's picture of the layers chains the contract's modules
+    in the contract's order."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (layers,) = [c for c in config["tool"]["importlinter"]["contracts"] if c["id"] == "layers"]
+    design = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    chains = [line.strip() for line in design.splitlines() if line.strip().startswith("m_") and " --> " in line]
+    assert len(chains) == 1
+    assert [re.fullmatch(r"m_(\S+)", node).group(1) for node in chains[0].split(" --> ")] == layers["layers"]

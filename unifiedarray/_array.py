@@ -11,7 +11,8 @@ the call to one entry of the dispatch's table (:class:`Operations`).  The
 class sits below the dispatch, which works on it: the dispatch's top
 (:mod:`unifiedarray._dispatch`) builds the table and installs it here once,
 at import (:func:`install`), so the class reaches the dispatch without
-importing it.
+importing it.  One idea, so one module: the class, its every method written
+out.
 
 Example
 -------

@@ -2,7 +2,8 @@
 
 A :class:`UnifiedBuffer` keeps at most one copy of its data per device (the
 host, each CUDA GPU, MLX) and the set of copies that are *valid*: that hold
-the current data.  The whole state machine is those two things:
+the current data.  The whole state machine is those two things (one idea,
+so one module):
 
 * a **read** of device D makes D valid, copying from a valid copy if D was
   stale (a *move*, recorded in the transfer ledger); a read of a valid copy

@@ -2,7 +2,8 @@
 
 Each function is the standard's signature, written out, handing its call to
 the one dispatch (:mod:`unifiedarray._dispatch`), which runs it on the
-device where its arrays live.
+device where its arrays live.  One chapter, so one module: its length is
+the standard's list of functions.
 
 Example
 -------

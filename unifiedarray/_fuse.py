@@ -1,5 +1,6 @@
 """``unifiedarray.fuse``: one decorator that evaluates a function of arrays
-as one pass over the data on its device.
+as one pass over the data on its device.  One idea, so one module, however
+long: tracing, planning and running a fused function.
 
 A fused function is traced once per signature (the arguments' shapes,
 dtypes and devices, the kinds of its Python scalars): it runs on tracers,

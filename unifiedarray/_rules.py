@@ -1,7 +1,8 @@
 """The array rules, in one place: where the 2025.12 standard specifies a
 behaviour, the standard; where it leaves it to the implementation, NumPy 2's
 answer; inside :func:`strict`, what the standard leaves open raises, as
-array-api-strict does.
+array-api-strict does.  One idea (what an operation's dtypes, scalars and
+casts give), so one module.
 
 Every entry that takes a Python scalar or casts into an existing array asks
 this module before any backend sees a value, and hands the backend only what
