@@ -22,6 +22,7 @@ from . import _views as views
 from ._access import native_on
 from ._array import UnifiedArray
 from ._calls import call
+from ._devices import CPU
 from ._errors import run_translated
 from ._resolve import resolve
 from .backends import backend_for
@@ -60,8 +61,11 @@ def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
         else:
             views.write_chain(ns, base, chain, key, value, backend.aliases)
 
-    def apply(base: Any) -> None:
-        run_translated(dev, "__setitem__", write_into, (base,))
+    apply = write_into  # on the host: the host's errors are the host's own
+    if dev is not CPU:
+
+        def apply(base: Any) -> None:
+            run_translated(dev, "__setitem__", write_into, (base,))
 
     if dev.kind == "mlx":
         buf._apply_write(dev, apply, reason)  # on the library's stream, inside the buffer's lock
