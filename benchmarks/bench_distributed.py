@@ -42,7 +42,7 @@ def make(kind: str):
 
     x = da.random.RandomState(0).random_sample((N, N), chunks=CHUNK)
     if kind != "numpy":
-        x = x.map_blocks(_dask.to_unified, device=kind, meta=xp.empty((0, 0), device=kind))
+        x = x.map_blocks(_dask.intake_chunk, device=kind, meta=xp.empty((0, 0), device=kind))
     return x
 
 

@@ -43,7 +43,18 @@ import unifiedarray as ua
 
 
 def _env() -> dict[str, Any]:
-    from unifiedarray import _buffer, _creation, _dispatch, _index, _views
+    from unifiedarray import (
+        _access,
+        _buffer,
+        _calls,
+        _creation,
+        _index,
+        _operators,
+        _resolve,
+        _results,
+        _subscripts,
+        _views,
+    )
     from unifiedarray._buffer import UnifiedBuffer
     from unifiedarray._devices import CPU
     from unifiedarray.compute import host_namespace
@@ -57,7 +68,9 @@ def _env() -> dict[str, Any]:
     return {
         "np": np, "ua": ua, "threading": threading, "CPU": CPU, "hn": host_namespace,
         "UnifiedArray": ua.UnifiedArray, "UnifiedBuffer": UnifiedBuffer,
-        "_dispatch": _dispatch, "_index": _index, "_views": _views, "_buffer": _buffer, "_creation": _creation,
+        "_access": _access, "_calls": _calls, "_operators": _operators, "_resolve": _resolve,
+        "_results": _results, "_subscripts": _subscripts,
+        "_index": _index, "_views": _views, "_buffer": _buffer, "_creation": _creation,
         "a": a, "b": b,
         # the NumPy arrays unifiedarray computes on (its host copies)
         "An": a._buf._copies[CPU], "Bn": b._buf._copies[CPU],
@@ -88,41 +101,41 @@ BLOCKS: dict[str, list[tuple[str, str]]] = {
     "A.T @ b (A 4000x64) between BLAS calls": [
         ("NumPy: Alh.T @ blh (the work, on the library's host copies)", "Alh.T @ blh"),
         ("the work, then 0.2 µs of Python: Alh.T @ blh; busy()", "Alh.T @ blh; busy()"),
-        ("the work, then a wrapper instead: ...; adopted(R)", "Alh.T @ blh; _dispatch.adopted(R, CPU, f64)"),
+        ("the work, then a wrapper instead: ...; adopt(R)", "Alh.T @ blh; _results.adopt(R, CPU, f64)"),
         ("full: Al.T @ bl", "Al.T @ bl"),
         ("piece: busy() alone", "busy()"),
-        ("piece: _dispatch.adopted(R, CPU, f64) alone", "_dispatch.adopted(R, CPU, f64)"),
+        ("piece: _results.adopt(R, CPU, f64) alone", "_results.adopt(R, CPU, f64)"),
         ("piece: Al.T alone", "Al.T"),
     ],
     "a + b (8,)": [
         ("NumPy: An + Bn (the work)", "An + Bn"),
-        ("+ wrap the result: _dispatch.adopted(An + Bn, CPU, f64)", "_dispatch.adopted(An + Bn, CPU, f64)"),
-        ("+ operate(): _dispatch.operate(a, b, 'add')", "_dispatch.operate(a, b, 'add')"),
+        ("+ wrap the result: _results.adopt(An + Bn, CPU, f64)", "_results.adopt(An + Bn, CPU, f64)"),
+        ("+ operate(): _operators.operate(a, b, 'add')", "_operators.operate(a, b, 'add')"),
         ("full: a + b (__add__ → operate)", "a + b"),
         ("piece: _buffer.adopt(An, CPU, f64)", "_buffer.adopt(An, CPU, f64)"),
         ("piece: object.__new__(UnifiedArray)", "object.__new__(UnifiedArray)"),
         ("piece: object.__new__(UnifiedBuffer)", "object.__new__(UnifiedBuffer)"),
         ("piece: {CPU: An} (the copies dict)", "{CPU: An}"),
-        ("piece: _dispatch.resolve(CPU, 'add')", "_dispatch.resolve(CPU, 'add')"),
-        ("piece: _dispatch.native_on(a, CPU, 'x')", "_dispatch.native_on(a, CPU, 'x')"),
+        ("piece: _resolve.resolve(CPU, 'add')", "_resolve.resolve(CPU, 'add')"),
+        ("piece: _access.native_on(a, CPU, 'x')", "_access.native_on(a, CPU, 'x')"),
     ],
     "xp.sum(a) (8,)": [
         ("NumPy: np.sum(An) (the work)", "np.sum(An)"),
         ("+ array-api-compat: hn.sum(An)", "hn.sum(An)"),
-        ("+ wrap: _dispatch.wrap_result(hn.sum(An), CPU, (An,))", "_dispatch.wrap_result(hn.sum(An), CPU, (An,))"),
+        ("+ wrap: _results.wrap_result(hn.sum(An), CPU, (An,))", "_results.wrap_result(hn.sum(An), CPU, (An,))"),
         ("full: ua.sum(a) (the reduction fast path)", "ua.sum(a)"),
         ("piece: np.add.reduce(An) (the reduction without np.sum's Python layer)", "np.add.reduce(An)"),
         ("piece: np.asarray(S) (0-d array from NumPy's scalar)", "np.asarray(S)"),
-        ("piece: _dispatch.wrap(np.asarray(S), CPU)", "_dispatch.wrap(np.asarray(S), CPU)"),
-        ("piece: _dispatch.native_on(a, CPU, 'sum')", "_dispatch.native_on(a, CPU, 'sum')"),
-        ("piece: _dispatch.call_mixed('sum', (a,)) (the general path)", "_dispatch.call_mixed('sum', (a,))"),
+        ("piece: _results.wrap_result(np.asarray(S), CPU)", "_results.wrap_result(np.asarray(S), CPU)"),
+        ("piece: _access.native_on(a, CPU, 'sum')", "_access.native_on(a, CPU, 'sum')"),
+        ("piece: _calls.call_mixed('sum', (a,)) (the general path)", "_calls.call_mixed('sum', (a,))"),
     ],
     "xp.sum(a) (1000, 1000)": [
         ("NumPy: np.sum(Abig) (the work)", "np.sum(Abig)"),
         ("+ array-api-compat: hn.sum(Abig)", "hn.sum(Abig)"),
         (
-            "+ wrap: _dispatch.wrap_result(hn.sum(Abig), CPU, (Abig,))",
-            "_dispatch.wrap_result(hn.sum(Abig), CPU, (Abig,))",
+            "+ wrap: _results.wrap_result(hn.sum(Abig), CPU, (Abig,))",
+            "_results.wrap_result(hn.sum(Abig), CPU, (Abig,))",
         ),
         ("full: ua.sum(abig)", "ua.sum(abig)"),
     ],
@@ -131,16 +144,16 @@ BLOCKS: dict[str, list[tuple[str, str]]] = {
         ("full: a[1:3] (__getitem__)", "a[1:3]"),
         ("piece: object.__new__(UnifiedArray)", "object.__new__(UnifiedArray)"),
         ("piece: CPU in a._buf._valid", "CPU in a._buf._valid"),
-        ("piece: _dispatch._view(a, s13) (the general view path)", "_dispatch._view(a, s13)"),
+        ("piece: _subscripts._view(a, s13) (the general view path)", "_subscripts._view(a, s13)"),
     ],
     "a[1:3, :] (1000, 1000)": [
         ("NumPy: Abig[1:3, :] (the work)", "Abig[k2]"),
         ("NumPy with unifiedarray's key: Abig[(slice(1, 3), slice(None), ...)]", "Abig[k2e]"),
-        ("+ _view: _dispatch._view(abig, k2)", "_dispatch._view(abig, k2)"),
+        ("+ _view: _subscripts._view(abig, k2)", "_subscripts._view(abig, k2)"),
         ("full: abig[1:3, :] (__getitem__ → getitem)", "abig[1:3, :]"),
         ("piece: _index.is_basic_key(k2)", "_index.is_basic_key(k2)"),
         ("piece: _index.view_key(k2)", "_index.view_key(k2)"),
-        ("piece: _dispatch.native_on(abig, CPU, 'x')", "_dispatch.native_on(abig, CPU, 'x')"),
+        ("piece: _access.native_on(abig, CPU, 'x')", "_access.native_on(abig, CPU, 'x')"),
     ],
     "xp.asarray(list) (8,)": [
         ("NumPy: np.asarray(L) (the work)", "np.asarray(L)"),
@@ -151,7 +164,7 @@ BLOCKS: dict[str, list[tuple[str, str]]] = {
             "piece: backend_for(CPU).check_dtype(f64, CPU, 'asarray')",
             "_creation.backend_for(CPU).check_dtype(f64, CPU, 'asarray')",
         ),
-        ("piece: _dispatch.wrap(An, CPU)", "_dispatch.wrap(An, CPU)"),
+        ("piece: _results.wrap_result(An, CPU)", "_results.wrap_result(An, CPU)"),
     ],
     "xp.asarray(list) (1000, 1000)": [
         ("NumPy: np.asarray(LL) (the work)", "np.asarray(LL)"),

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, invariant, rule
 
 import unifiedarray as xp
-from unifiedarray import _dispatch
+from unifiedarray import _operators
 
 from .conftest import DEVICES, HAS_MLX
 
@@ -479,7 +479,7 @@ class ViewModelWithLargeArrayPaths(ViewModel):
     in place and every temporary may lend its memory."""
 
     def __init__(self):
-        self._threshold = mock.patch.object(_dispatch, "ELIDE_BYTES", 0)
+        self._threshold = mock.patch.object(_operators, "ELIDE_BYTES", 0)
         self._threshold.start()
         super().__init__()
 

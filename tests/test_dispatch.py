@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import unifiedarray as xp
-from unifiedarray import _dispatch
+from unifiedarray import _errors
 
 from .conftest import DEVICES
 
@@ -242,11 +242,11 @@ def test_errors_from_a_device_are_translated_to_the_host_class():
     mlx_overflow = RuntimeError("[take] std::bad_cast")
     if "mlx" in DEVICES:
         dev = xp.Device.parse("mlx")
-        assert type(_dispatch.translate(mlx_overflow, dev, "take")) is OverflowError
+        assert type(_errors.translate(mlx_overflow, dev, "take")) is OverflowError
         singular = RuntimeError("[linalg::inv] Matrix is singular")
-        assert type(_dispatch.translate(singular, dev, "linalg.inv")) is np.linalg.LinAlgError
+        assert type(_errors.translate(singular, dev, "linalg.inv")) is np.linalg.LinAlgError
     cpu = xp.Device.parse("cpu")
-    assert _dispatch.translate(mlx_overflow, cpu, "take") is mlx_overflow  # the host's own errors pass
+    assert _errors.translate(mlx_overflow, cpu, "take") is mlx_overflow  # the host's own errors pass
 
 
 @pytest.mark.skipif("mlx" not in DEVICES, reason="needs a second memory space")

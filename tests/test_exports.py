@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import unifiedarray as xp
-from unifiedarray import TransferError, UnifiedBuffer, _dispatch
+from unifiedarray import TransferError, UnifiedBuffer, _operators
 
 from .conftest import DEVICES, HAS_MLX, needs_mlx
 
@@ -223,12 +223,12 @@ def test_a_writable_device_handle_is_refused_while_a_host_alias_lives():
 def test_lending_refuses_a_buffer_with_a_live_alias():
     x = xp.asarray(np.zeros(4))
     native = x.buffer._copies[xp.Device.parse("cpu")]
-    assert _dispatch._lendable(x, native) is native
+    assert _operators._lendable(x, native) is native
     a = np.asarray(x)
-    assert _dispatch._lendable(x, native) is None
+    assert _operators._lendable(x, native) is None
     del a
     gc.collect()
-    assert _dispatch._lendable(x, native) is native
+    assert _operators._lendable(x, native) is native
 
 
 def test_a_released_pool_buffer_never_hands_its_aliased_memory_to_the_next_owner():

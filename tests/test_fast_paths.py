@@ -10,6 +10,7 @@ test (test_reductions.py)."""
 from __future__ import annotations
 
 import contextlib
+import sys
 import warnings
 from unittest import mock
 
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import unifiedarray as xp
-from unifiedarray import _dispatch
+from unifiedarray import _array, _calls, _operators
 
 from .conftest import DEVICES
 
@@ -170,18 +171,28 @@ def test_element_index_is_a_copy_while_a_move_is_in_flight():
     assert not e.is_view and float(e) == 2.0 and float(x[2]) == 40.0
 
 
-def _general_call(path, args, kwargs=_dispatch._EMPTY, reason=None, device=None):
-    return _dispatch.call_mixed(path, args, kwargs, reason, device)
+def _general_call(path, args, kwargs=_calls.NO_KWARGS, reason=None, device=None):
+    return _calls.call_mixed(path, args, kwargs, reason, device)
 
 
 @contextlib.contextmanager
 def general_path():
-    """The dispatch without its operator, one-call and unary fast paths."""
-    with (
-        mock.patch.object(_dispatch, "operate", _dispatch.operate_general),
-        mock.patch.object(_dispatch, "call", _general_call),
-        mock.patch.object(_dispatch, "unary", lambda name, x: _general_call(name, (x,))),
-    ):
+    """The dispatch without its operator, one-call and unary fast paths:
+    each of the three entry functions swapped for its general path wherever
+    the package holds it (the array class's table of operations, and every
+    module that imported it)."""
+    general = {
+        _operators.operate: _operators.operate_general,
+        _calls.call: _general_call,
+        _operators.unary: lambda name, x: _general_call(name, (x,)),
+    }
+    holders = [_array._ops] + [m for name, m in sys.modules.items() if name.startswith("unifiedarray.") and m]
+    with contextlib.ExitStack() as stack:
+        for holder in holders:
+            for attr in ("operate", "call", "unary"):
+                fast = getattr(holder, attr, None)
+                if fast in general:
+                    stack.enter_context(mock.patch.object(holder, attr, general[fast]))
         yield
 
 
@@ -209,7 +220,7 @@ ONE_ARRAY_CALLS = {
     other=st.sampled_from(["scalar", "array"]),
 )
 def test_one_array_fast_paths_match_the_general_path(device, data, dtype, name, other):
-    """``_dispatch.call``'s host path, ``unary`` and ``operate`` (on the
+    """``_calls.call``'s host path, ``unary`` and ``operate`` (on the
     host and on a device; whole arrays, slices, transposes and reshapes)
     give what the general path gives: values, dtypes, shapes and errors."""
     if device == "mlx" and dtype == "complex128":
@@ -290,8 +301,8 @@ def test_in_place_operators_on_the_host_match_the_general_path(data, dtype, name
                 error = type(exc)
         return error, whole.dtype, np.asarray(whole).tobytes(), np.asarray(x).tobytes()
 
-    with mock.patch.object(_dispatch, "ELIDE_BYTES", 0):
+    with mock.patch.object(_operators, "ELIDE_BYTES", 0):
         fast = run()
-    with mock.patch.object(_dispatch, "_inplace_on_host", lambda x, y, name: False):
+    with mock.patch.object(_operators, "_inplace_on_host", lambda x, y, name: False):
         general = run()
     assert fast == general

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from numpy.linalg import LinAlgError
 
 import unifiedarray as xp
-from unifiedarray import _dispatch, compute
+from unifiedarray import _resolve, compute
 
 from .conftest import DEVICES, HAS_MLX, needs_mlx
 
@@ -237,6 +237,27 @@ OPERATION_CLASSES: dict[str, tuple[str, Callable[[Any, Any], Any]]] = {
 }
 
 
+class _ResolutionCache:
+    """The dispatch's one cache of resolved functions, for monkeypatch:
+    setting ``entries`` replaces the cache's contents in place (every module
+    of the dispatch holds the same dict), so monkeypatch's undo puts the old
+    contents back."""
+
+    @property
+    def entries(self) -> dict:
+        return dict(_resolve.RESOLVED)
+
+    @entries.setter
+    def entries(self, value: dict) -> None:
+        _resolve.RESOLVED.clear()
+        _resolve.RESOLVED.update(value)
+
+
+def _fresh_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every function resolved anew (the patched namespace's) until the test ends."""
+    monkeypatch.setattr(_ResolutionCache(), "entries", {})
+
+
 def _namespace_of(path: str) -> tuple[Any, str]:
     ns = compute.namespace_for("mlx")
     *parents, name = path.split(".")
@@ -255,7 +276,7 @@ def inject(monkeypatch: pytest.MonkeyPatch, path: str, row: Any) -> None:
     else:
         monkeypatch.setitem(mlx_evaluation.FAILURES, path, row)
     monkeypatch.setattr(ns, name, mlx_evaluation.guard(path, failing(original)))
-    monkeypatch.setattr(_dispatch, "_RESOLVED", {})
+    _fresh_resolution(monkeypatch)
 
 
 POISON_ROW = (
@@ -378,7 +399,7 @@ def test_two_lazy_failing_candidates_only_the_failing_one_is_poisoned(monkeypatc
     monkeypatch.setitem(mlx_evaluation.FAILURES, "cos", POISON_ROW)
     monkeypatch.setattr(ns, "sin", mlx_evaluation.guard("sin", good_sin))
     monkeypatch.setattr(ns, "cos", mlx_evaluation.guard("cos", failing(inspect.unwrap(ns.cos))))
-    monkeypatch.setattr(_dispatch, "_RESOLVED", {})
+    _fresh_resolution(monkeypatch)
     a, _ = _operands()
     good, bad = xp.sin(a), xp.cos(a)
     with pytest.raises(LinAlgError):

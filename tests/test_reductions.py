@@ -29,7 +29,7 @@ def outcome(fn):
 def test_fast_path_matches_the_generic_path(array_out, data, dtype, name):
     """Both ways the fast path asks NumPy for its result are checked:
     ``out=...`` (NumPy 2.3 and later) and the older scalar it converts."""
-    import unifiedarray._dispatch as functions
+    import unifiedarray._reductions as functions
 
     if array_out and not functions._ARRAY_OUT:
         pytest.skip("this NumPy has no out=... for ufuncs")

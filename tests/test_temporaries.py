@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import unifiedarray as xp
-from unifiedarray import _dispatch
+from unifiedarray import _operators
 
 from .conftest import HAS_MLX
 
@@ -69,7 +69,7 @@ def run(steps, a, b, unified):
     return values, kept
 
 
-@pytest.mark.skipif(not _dispatch._COUNTS_OWNED_REFERENCES, reason="lending is off on this Python")
+@pytest.mark.skipif(not _operators._COUNTS_OWNED_REFERENCES, reason="lending is off on this Python")
 @settings(max_examples=60, deadline=None)
 @given(steps=programs(), seed=st.integers(0, 2**16))
 def test_lent_temporaries_are_never_observable(steps, seed):
@@ -98,27 +98,27 @@ def test_a_chain_of_temporaries_reuses_one_block():
     """``a + a + a + a`` allocates once after the first sum, as NumPy does."""
     a = xp.asarray(np.ones(SHAPE))
     lent = []
-    original = _dispatch._into
+    original = _operators._into
 
     def spy(*args):
         out = original(*args)
         lent.append(out is not None)
         return out
 
-    _dispatch._into = spy
+    _operators._into = spy
     try:
         r = a + a + a + a
         named = a + a
         r2 = named + a  # named: not lent
     finally:
-        _dispatch._into = original
-    if _dispatch._COUNTS_OWNED_REFERENCES:
+        _operators._into = original
+    if _operators._COUNTS_OWNED_REFERENCES:
         assert lent == [True, True]
     assert float(r[0, 0]) == 4.0 and float(r2[0, 0]) == 3.0 and float(named[0, 0]) == 2.0
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "uint8", "float32", "complex64"])
-@pytest.mark.parametrize("name", sorted(_dispatch._ELIDABLE))
+@pytest.mark.parametrize("name", sorted(_operators._ELIDABLE))
 @pytest.mark.parametrize("scalar", [False, True])
 def test_a_temporary_lends_only_where_the_result_has_its_dtype(dtype, name, scalar):
     """``(a | b) / c`` on large integers is float64: the integer temporary

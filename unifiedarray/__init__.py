@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import builtins as _builtins
 import math as _math
+import sys as _sys
 from typing import Any
 
 import array_api_compat as _array_api_compat
 import numpy as _np
 
-from . import fft, lib, linalg
+from . import _dispatch, _namespace, fft, lib, linalg
 from ._accelerator import Accelerator, get_accelerator, list_devices
 from ._array import UnifiedArray
 from ._buffer import BufferState, UnifiedBuffer
@@ -206,6 +207,13 @@ from ._utility import (
     diff,
 )
 from ._version import __version__
+
+# The dispatch works below this namespace and reaches it only through what
+# the namespace installs there: itself (``x.__array_namespace__()``, the
+# NumPy protocol's translations).  _dispatch has installed its table into
+# the array class on import.
+_namespace.install(_sys.modules[__name__])
+del _dispatch
 
 __array_api_version__ = "2025.12"
 

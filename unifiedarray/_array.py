@@ -7,8 +7,12 @@ every operation runs on that device ("compute follows data"), on that
 device's copy, which the buffer brings up to date first if it is stale.
 
 Every dunder and method is written out below; each is one line that hands
-the call to the one dispatch (:mod:`unifiedarray._dispatch`) or to the
-protocols in :mod:`unifiedarray._interop`.
+the call to one entry of the dispatch's table (:class:`Operations`).  The
+class sits below the dispatch, which works on it: the dispatch's top
+(:mod:`unifiedarray._dispatch`) builds the table and installs it here once,
+at import (:func:`install`), so the class reaches the dispatch without
+importing it.  One idea, so one module: the class, its every method written
+out.
 
 Example
 -------
@@ -22,7 +26,8 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,12 +37,61 @@ from ._buffer import UnifiedBuffer
 from ._devices import CPU, Device, DeviceLike
 from ._views import Permute
 
-__all__ = ["API_VERSIONS", "UnifiedArray"]
+__all__ = ["API_VERSIONS", "Operations", "UnifiedArray", "install"]
 
 _TRANSPOSE = Permute((1, 0))  # x.T's link: the axes are known, nothing to check
 
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _SCALAR_REASONS = {k: f"UnifiedArray.{k}" for k in ("__bool__", "__int__", "__float__", "__complex__", "__index__")}
+
+
+@dataclass(slots=True)
+class Operations:
+    """The functions the class's dunders and methods hand their calls to:
+    the dispatch's entry points, one table, built and installed by
+    :mod:`unifiedarray._dispatch` (see :func:`install`).  Each field names
+    the function it holds there.  Mutable on purpose: a test can replace
+    one entry (``tests/test_fast_paths.py`` runs the dunders through the
+    general path)."""
+
+    # the dispatch
+    call: Callable[..., Any]
+    unary: Callable[..., Any]
+    operate: Callable[..., Any]
+    inplace: Callable[..., Any]
+    getitem: Callable[..., Any]
+    setitem: Callable[..., Any]
+    native_on: Callable[..., Any]
+    readonly_host: Callable[..., Any]
+    linked_view: Callable[..., Any]
+    reshaped: Callable[..., Any]
+    to_device: Callable[..., Any]
+    # the namespace's functions behind methods
+    namespace: Callable[[], Any]
+    astype: Callable[..., Any]
+    copy_of: Callable[..., Any]
+    imag: Callable[..., Any]
+    # the protocols: NumPy's, the exports, pickling and dask
+    array: Callable[..., Any]
+    array_ufunc: Callable[..., Any]
+    array_function: Callable[..., Any]
+    dlpack: Callable[..., Any]
+    dlpack_device: Callable[..., Any]
+    cuda_array_interface: Callable[..., Any]
+    cupy_get_ndarray: Callable[..., Any]
+    mlx_array: Callable[..., Any]
+    reduce_ex: Callable[..., Any]
+    dask_token: Callable[..., Any]
+
+
+_ops: Operations  # the table every dunder calls through: set once, by install()
+
+
+def install(operations: Operations) -> None:
+    """Make ``operations`` the table the class's dunders and methods call
+    (done once, by :mod:`unifiedarray._dispatch` at import)."""
+    global _ops
+    _ops = operations
 
 
 class UnifiedArray:
@@ -54,12 +108,12 @@ class UnifiedArray:
     Device('cpu')
     """
 
-    __slots__ = ("__weakref__", "_buf", "_hostview", "_key", "_shape")
+    __slots__ = ("__weakref__", "_buf", "_chain", "_hostview", "_shape")
     __array_priority__ = 100
     __hash__ = None  # type: ignore[assignment]  # == is elementwise
 
     _buf: UnifiedBuffer
-    _key: tuple | None
+    _chain: tuple | None  # the view chain selecting this array from its buffer (None: the whole buffer)
     _shape: tuple[int, ...]
     _hostview: Any
 
@@ -71,7 +125,7 @@ class UnifiedArray:
         """The whole of ``buf`` as an array (no copy)."""
         arr = object.__new__(cls)
         arr._buf = buf
-        arr._key = None
+        arr._chain = None
         arr._shape = buf.shape
         arr._hostview = None
         return arr
@@ -121,7 +175,7 @@ class UnifiedArray:
         shape = self._shape
         if len(shape) != 2:
             raise ValueError(f"x.T requires a 2-D array (this one is {len(shape)}-D); use permute_dims or mT")
-        return _dispatch.linked_view(self, _TRANSPOSE, (shape[1], shape[0]))
+        return _ops.linked_view(self, _TRANSPOSE, (shape[1], shape[0]))
 
     @property
     def mT(self) -> UnifiedArray:
@@ -130,17 +184,17 @@ class UnifiedArray:
         if n < 2:
             raise ValueError("x.mT requires at least 2 dimensions")
         axes = (*range(n - 2), n - 1, n - 2)
-        return _dispatch.linked_view(self, Permute(axes), tuple(self._shape[a] for a in axes))
+        return _ops.linked_view(self, Permute(axes), tuple(self._shape[a] for a in axes))
 
     @property
     def real(self) -> UnifiedArray:
         """The real part (a new array), as ``np.real``."""
-        return _dispatch.unary("real", self) if self.dtype.kind == "c" else _interop.copy_of(self)
+        return _ops.unary("real", self) if self.dtype.kind == "c" else _ops.copy_of(self)
 
     @property
     def imag(self) -> UnifiedArray:
         """The imaginary part (zeros for real dtypes), as ``np.imag``."""
-        return _interop.imag(self)
+        return _ops.imag(self)
 
     @property
     def buffer(self) -> UnifiedBuffer:
@@ -151,7 +205,7 @@ class UnifiedArray:
     def is_view(self) -> bool:
         """Whether this array is a view of another's buffer (basic indexing,
         ``reshape``, ``permute_dims``, ``matrix_transpose``, ``.T``, ``.mT``)."""
-        return self._key is not None
+        return self._chain is not None
 
     # -- conversion ----------------------------------------------------------
     def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> UnifiedArray:
@@ -164,19 +218,19 @@ class UnifiedArray:
         >>> xp.ones(2).to_device("cpu").device
         Device('cpu')
         """
-        return _dispatch.to_device(self, Device.parse(device))
+        return _ops.to_device(self, Device.parse(device))
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
         if api_version is not None and api_version not in API_VERSIONS:
             raise ValueError(f"unsupported Array API version {api_version!r}; supported: {API_VERSIONS}")
-        return _interop.namespace()
+        return _ops.namespace()
 
     def _scalar(self, kind: str) -> Any:
         """The one element as a Python scalar (``item()`` gives one directly:
         no NumPy scalar between)."""
         if self._shape != () and not (kind == "__bool__" and self.size == 1):
             raise ValueError(f"{kind} needs a 0-d array; this one has shape {self._shape}")
-        return _dispatch.native_on(self, CPU, _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}").item()
+        return _ops.native_on(self, CPU, _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}").item()
 
     def __bool__(self, /) -> bool:
         return bool(self._scalar("__bool__"))
@@ -212,7 +266,7 @@ class UnifiedArray:
         return (self[i] for i in range(self._shape[0]))
 
     def __repr__(self) -> str:
-        body = np.array2string(_dispatch.native_on(self, CPU, "repr"), separator=", ", prefix="UnifiedArray(")
+        body = np.array2string(_ops.native_on(self, CPU, "repr"), separator=", ", prefix="UnifiedArray(")
         return f"UnifiedArray({body}, dtype={self.dtype.name}, device={str(self.device)!r})"
 
     __str__ = __repr__
@@ -235,7 +289,7 @@ class UnifiedArray:
 
     def __contains__(self, value: Any) -> bool:
         """``value in x``: whether any element equals ``value`` (as NumPy)."""
-        return bool(_dispatch.call("any", (_dispatch.operate(self, value, "equal"),)))
+        return bool(_ops.call("any", (_ops.operate(self, value, "equal"),)))
 
     def __divmod__(self, other: UnifiedArray | complex, /) -> tuple[UnifiedArray, UnifiedArray]:
         _rules.outside_standard("divmod")
@@ -247,158 +301,158 @@ class UnifiedArray:
 
     # -- indexing --------------------------------------------------------------
     def __getitem__(self, key: Any, /) -> UnifiedArray:
-        return _dispatch.getitem(self, key)
+        return _ops.getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
-        _dispatch.setitem(self, key, value)
+        _ops.setitem(self, key, value)
 
     # -- operators: each one the dispatch's operate() with its function's name ----
     def __add__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "add")
+        return _ops.operate(self, other, "add")
 
     def __radd__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "add", reflected=True)
+        return _ops.operate(self, other, "add", reflected=True)
 
     def __iadd__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "add")
+        return _ops.inplace(self, other, "add")
 
     def __sub__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "subtract")
+        return _ops.operate(self, other, "subtract")
 
     def __rsub__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "subtract", reflected=True)
+        return _ops.operate(self, other, "subtract", reflected=True)
 
     def __isub__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "subtract")
+        return _ops.inplace(self, other, "subtract")
 
     def __mul__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "multiply")
+        return _ops.operate(self, other, "multiply")
 
     def __rmul__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "multiply", reflected=True)
+        return _ops.operate(self, other, "multiply", reflected=True)
 
     def __imul__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "multiply")
+        return _ops.inplace(self, other, "multiply")
 
     def __truediv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "divide")
+        return _ops.operate(self, other, "divide")
 
     def __rtruediv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "divide", reflected=True)
+        return _ops.operate(self, other, "divide", reflected=True)
 
     def __itruediv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "divide")
+        return _ops.inplace(self, other, "divide")
 
     def __floordiv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "floor_divide")
+        return _ops.operate(self, other, "floor_divide")
 
     def __rfloordiv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "floor_divide", reflected=True)
+        return _ops.operate(self, other, "floor_divide", reflected=True)
 
     def __ifloordiv__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "floor_divide")
+        return _ops.inplace(self, other, "floor_divide")
 
     def __mod__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "remainder")
+        return _ops.operate(self, other, "remainder")
 
     def __rmod__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "remainder", reflected=True)
+        return _ops.operate(self, other, "remainder", reflected=True)
 
     def __imod__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "remainder")
+        return _ops.inplace(self, other, "remainder")
 
     def __pow__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "pow")
+        return _ops.operate(self, other, "pow")
 
     def __rpow__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "pow", reflected=True)
+        return _ops.operate(self, other, "pow", reflected=True)
 
     def __ipow__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "pow")
+        return _ops.inplace(self, other, "pow")
 
     def __matmul__(self, other: UnifiedArray, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "matmul")
+        return _ops.operate(self, other, "matmul")
 
     def __rmatmul__(self, other: UnifiedArray, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "matmul", reflected=True)
+        return _ops.operate(self, other, "matmul", reflected=True)
 
     def __imatmul__(self, other: UnifiedArray, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "matmul")
+        return _ops.inplace(self, other, "matmul")
 
     def __and__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_and")
+        return _ops.operate(self, other, "bitwise_and")
 
     def __rand__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_and", reflected=True)
+        return _ops.operate(self, other, "bitwise_and", reflected=True)
 
     def __iand__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "bitwise_and")
+        return _ops.inplace(self, other, "bitwise_and")
 
     def __or__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_or")
+        return _ops.operate(self, other, "bitwise_or")
 
     def __ror__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_or", reflected=True)
+        return _ops.operate(self, other, "bitwise_or", reflected=True)
 
     def __ior__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "bitwise_or")
+        return _ops.inplace(self, other, "bitwise_or")
 
     def __xor__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_xor")
+        return _ops.operate(self, other, "bitwise_xor")
 
     def __rxor__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_xor", reflected=True)
+        return _ops.operate(self, other, "bitwise_xor", reflected=True)
 
     def __ixor__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "bitwise_xor")
+        return _ops.inplace(self, other, "bitwise_xor")
 
     def __lshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_left_shift")
+        return _ops.operate(self, other, "bitwise_left_shift")
 
     def __rlshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_left_shift", reflected=True)
+        return _ops.operate(self, other, "bitwise_left_shift", reflected=True)
 
     def __ilshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "bitwise_left_shift")
+        return _ops.inplace(self, other, "bitwise_left_shift")
 
     def __rshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_right_shift")
+        return _ops.operate(self, other, "bitwise_right_shift")
 
     def __rrshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "bitwise_right_shift", reflected=True)
+        return _ops.operate(self, other, "bitwise_right_shift", reflected=True)
 
     def __irshift__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.inplace(self, other, "bitwise_right_shift")
+        return _ops.inplace(self, other, "bitwise_right_shift")
 
     def __lt__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "less")
+        return _ops.operate(self, other, "less")
 
     def __le__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "less_equal")
+        return _ops.operate(self, other, "less_equal")
 
     def __gt__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "greater")
+        return _ops.operate(self, other, "greater")
 
     def __ge__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
-        return _dispatch.operate(self, other, "greater_equal")
+        return _ops.operate(self, other, "greater_equal")
 
     def __eq__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
-        return _dispatch.operate(self, other, "equal")
+        return _ops.operate(self, other, "equal")
 
     def __ne__(self, other: UnifiedArray | complex, /) -> UnifiedArray:  # type: ignore[override]
-        return _dispatch.operate(self, other, "not_equal")
+        return _ops.operate(self, other, "not_equal")
 
     def __neg__(self, /) -> UnifiedArray:
-        return _dispatch.unary("negative", self)
+        return _ops.unary("negative", self)
 
     def __pos__(self, /) -> UnifiedArray:
-        return _dispatch.unary("positive", self)
+        return _ops.unary("positive", self)
 
     def __abs__(self, /) -> UnifiedArray:
-        return _dispatch.unary("abs", self)
+        return _ops.unary("abs", self)
 
     def __invert__(self, /) -> UnifiedArray:
-        return _dispatch.unary("bitwise_invert", self)
+        return _ops.unary("bitwise_invert", self)
 
     # -- NumPy's methods, as CuPy's arrays have them: each is the NumPy function of
     # that name, which comes back through __array_function__, so it runs where x lives.
@@ -522,15 +576,15 @@ class UnifiedArray:
         """``numpy.var(x, ...)``, run where ``x`` lives."""
         return np.var(self, *args, **kwargs)
 
-    # -- protocols (see unifiedarray._interop) ------------------------------------
+    # -- protocols (see unifiedarray._interop, _exports, _pickling, _dask) ---------
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return _interop.array(self, dtype, copy)
+        return _ops.array(self, dtype, copy)
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        return _interop.array_ufunc(ufunc, method, inputs, kwargs)
+        return _ops.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
-        return _interop.array_function(func, types, args, kwargs)
+        return _ops.array_function(func, types, args, kwargs)
 
     def __dlpack__(
         self,
@@ -541,30 +595,30 @@ class UnifiedArray:
         dl_device: tuple[int, int] | None = None,
         copy: bool | None = None,
     ) -> Any:
-        return _interop.__dlpack__(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+        return _ops.dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self, /) -> tuple[int, int]:
-        return _interop.__dlpack_device__(self)
+        return _ops.dlpack_device(self)
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
         """Version 3 of the CUDA Array Interface (CUDA arrays only)."""
-        return _interop._cuda_array_interface(self)
+        return _ops.cuda_array_interface(self)
 
     def __cupy_get_ndarray__(self) -> Any:
-        return _interop.__cupy_get_ndarray__(self)
+        return _ops.cupy_get_ndarray(self)
 
     def __mlx_array__(self) -> Any:
-        return _interop.__mlx_array__(self)
+        return _ops.mlx_array(self)
 
     def __reduce__(self) -> tuple:
-        return _interop.__reduce__(self)
+        return _ops.reduce_ex(self, 2)
 
     def __reduce_ex__(self, protocol: Any) -> tuple:
-        return _interop.__reduce_ex__(self, protocol)
+        return _ops.reduce_ex(self, protocol)
 
     def __dask_tokenize__(self) -> Any:
-        return _interop.__dask_tokenize__(self)
+        return _ops.dask_token(self)
 
     # -- NumPy-style conversions and in-place methods -----------------------------
     def to_numpy(self) -> np.ndarray:
@@ -576,39 +630,39 @@ class UnifiedArray:
         >>> xp.arange(3).to_numpy()
         array([0, 1, 2])
         """
-        return _dispatch.readonly_host(self, "to_numpy")
+        return _ops.readonly_host(self, "to_numpy")
 
     def tolist(self) -> Any:
         """The data as nested Python lists (scalars for a 0-d array)."""
-        return _dispatch.native_on(self, CPU, "tolist").tolist()
+        return _ops.native_on(self, CPU, "tolist").tolist()
 
     def item(self, *args: Any) -> Any:
         """One element as a Python scalar (like ``ndarray.item``)."""
-        return _dispatch.native_on(self, CPU, "item").item(*args)
+        return _ops.native_on(self, CPU, "item").item(*args)
 
     def tobytes(self, order: str = "C") -> bytes:
         """The data's bytes, from the host copy (synced if stale)."""
-        return bytes(_dispatch.native_on(self, CPU, "tobytes").tobytes(order))
+        return bytes(_ops.native_on(self, CPU, "tobytes").tobytes(order))
 
     def astype(self, dtype: Any, copy: bool = True, **_: Any) -> UnifiedArray:
         """``x.astype(dtype)``, as NumPy and CuPy arrays have it."""
-        return _interop.astype(self, dtype, copy)
+        return _ops.astype(self, dtype, copy)
 
     def copy(self) -> UnifiedArray:
         """A copy of ``x`` on the same device."""
-        return _interop.copy_of(self)
+        return _ops.copy_of(self)
 
     def __copy__(self) -> UnifiedArray:
         """``copy.copy(x)``: a copy on the same device (no host round trip)."""
-        return _interop.copy_of(self)
+        return _ops.copy_of(self)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> UnifiedArray:
         """``copy.deepcopy(x)``: a copy on the same device (no host round trip)."""
-        return _interop.copy_of(self)
+        return _ops.copy_of(self)
 
     def flatten(self) -> UnifiedArray:
         """A flat copy (``ndarray.flatten``; ``ravel`` and ``reshape`` give views)."""
-        return _interop.copy_of(_dispatch.reshaped(self, (-1,)))
+        return _ops.copy_of(_ops.reshaped(self, (-1,)))
 
     def reshape(self, *shape: Any, **kwargs: Any) -> Any:
         """``numpy.reshape(x, shape)`` (``x.reshape(2, 3)`` too): a view."""
@@ -630,8 +684,3 @@ class UnifiedArray:
     def partition(self, kth: Any, axis: int = -1) -> None:
         """Partition in place (``ndarray.partition``)."""
         self[...] = np.partition(self, kth, axis=axis)
-
-
-# The class above is what these modules work on, so they come after it (a
-# cycle by design: array, dispatch and protocols are one layer).
-from . import _dispatch, _interop  # noqa: E402

@@ -2,7 +2,8 @@
 
 A :class:`UnifiedBuffer` keeps at most one copy of its data per device (the
 host, each CUDA GPU, MLX) and the set of copies that are *valid*: that hold
-the current data.  The whole state machine is those two things:
+the current data.  The whole state machine is those two things (one idea,
+so one module):
 
 * a **read** of device D makes D valid, copying from a valid copy if D was
   stale (a *move*, recorded in the transfer ledger); a read of a valid copy
@@ -221,14 +222,14 @@ class UnifiedBuffer:
         "_pending",
         "_pinned",
         "_placement",
-        "_pool_lease",
+        "_pool_allocation",
         "_released",
         "_shape",
         "_valid",
         "_version",
     )
 
-    _pool_lease: Any  # the pool's lease of this buffer's blocks (set by MemoryPool.acquire), or None
+    _pool_allocation: Any  # the pool's allocation of this buffer's blocks (set by MemoryPool.acquire), or None
     _pending: Any  # what the next access waits for: a move in flight, or an _OrderAfter; None when nothing
     _after: dict[Device, list[Any]] | None  # per device: [last stream or event, lease streams] (_follow_streams)
     _copies: dict[Device, Any]
@@ -262,7 +263,7 @@ class UnifiedBuffer:
         self._mlx_leased = False
         self._released = False
         self._version = 0
-        self._pool_lease = None  # set by MemoryPool.acquire
+        self._pool_allocation = None  # set by MemoryPool.acquire
         self._pending = None
         self._after = None
 
@@ -489,8 +490,8 @@ class UnifiedBuffer:
     def _allocate(self, dev: Device, zero: bool) -> Any:
         """A new copy on ``dev``: from this buffer's memory pool if it has
         one (MLX arrays are values, so MLX copies are never pooled)."""
-        if self._pool_lease is not None and dev.kind != "mlx":
-            return self._pool_lease.pool._allocate_copy(self, dev, zero)
+        if self._pool_allocation is not None and dev.kind != "mlx":
+            return self._pool_allocation.pool._allocate_copy(self, dev, zero)
         return backend_for(dev).zeros(self._shape, self._dtype, dev, self._pinned)
 
     def _wait(self) -> None:
@@ -710,7 +711,7 @@ class UnifiedBuffer:
         try:
             if dev not in self._copies:
                 return True  # already gone
-            if self._pending is not None or self._released or self._pool_lease is not None:
+            if self._pending is not None or self._released or self._pool_allocation is not None:
                 return False
             if dev in self._valid and CPU not in self._valid:
                 if not spill:
@@ -994,7 +995,7 @@ def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:
     self._mlx_leased = False
     self._released = False
     self._version = 0
-    self._pool_lease = None
+    self._pool_allocation = None
     self._pending = None
     self._after = None
     if _ON_DEVICE_COPY is not None and device is not CPU:
@@ -1015,3 +1016,14 @@ def upload_new(host: np.ndarray, device: Device, reason: str, explicit: bool) ->
     with transfer("cpu", str(device), host.nbytes, reason, explicit):
         native = backend.upload(host, device)
     return adopt(native, device, np.dtype(host.dtype))
+
+
+def download_new(native: Any, device: Device, reason: str) -> np.ndarray:
+    """A new host array holding the data of ``native`` (a native array of
+    ``device``: a buffer's copy, or a view of one): a counted move whose
+    result no buffer keeps (a frame sent elsewhere); :func:`upload_new` is
+    the other way."""
+    host = np.empty(native.shape, native.dtype)
+    with transfer(str(device), "cpu", host.nbytes, reason):
+        backend_for(device).download(native, host)
+    return host

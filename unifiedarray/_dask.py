@@ -47,51 +47,37 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import os
-import pickle
 import sys
 import threading
-import warnings
 import weakref
 from typing import Any
 
 import numpy as np
 
-from . import _dispatch as _ops
+from . import _pickling
+from ._access import native_on
 from ._array import UnifiedArray
 from ._buffer import upload_new
-from ._devices import CPU, MLX, Device, DeviceLike
-from ._ledger import transfer
+from ._devices import CPU, Device, DeviceLike
+from ._pickling import DeviceUnavailableWarning, host_frame, host_from_bytes, restore
+from ._pickling import _rebuild as _rebuild  # older pickles name unifiedarray._dask._rebuild
 from ._policy import get_default_device
-from .backends import backend_for, contiguous, registry
+from ._resolve import namespace_for
+from ._results import adopt, wrap_result
+from .backends import backend_for, registry
 
 __all__ = [
     "DevicePlugin",
     "DeviceUnavailableWarning",
     "RandomState",
     "array_backend",
+    "reduce_ex",
     "register",
     "register_sizeof",
     "sizeof",
     "token",
     "worker_resources",
 ]
-
-
-class DeviceUnavailableWarning(RuntimeWarning):
-    """A chunk arrived in a process that lacks its device: it was restored
-    on the host."""
-
-
-def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
-    return _ops.native_on(x, dev, reason)
-
-
-def _wrap(native: Any, dev: Device) -> UnifiedArray:
-    return _ops.wrap(native, dev)
-
-
-def namespace_for(dev: Device) -> Any:
-    return _ops.namespace_for(dev)
 
 
 # -- tokens ------------------------------------------------------------------------
@@ -127,75 +113,10 @@ def token(x: UnifiedArray) -> tuple:
     buf = x._buf
     if buf._anchor is not None and buf._host_aliased():
         buf._version += 1  # an alias of the host copy may have written it since the last token
-    return ("unifiedarray", _PROCESS_TAG, _serial(buf), buf._version, x._key, x.dtype.str, x._shape)
+    return ("unifiedarray", _PROCESS_TAG, _serial(buf), buf._version, x._chain, x.dtype.str, x._shape)
 
 
 # -- data out and in ---------------------------------------------------------------
-
-
-def _host_frame(x: UnifiedArray, reason: str) -> np.ndarray:
-    """x's data as a C-contiguous host array, without making a lasting host
-    copy of a device-only chunk: the host copy if it is current, MLX's own
-    memory for an MLX chunk, a temporary (counted) copy for a CUDA chunk.
-
-    Live memory goes out read-only (the host copy through the buffer's one
-    export path, ``UnifiedBuffer._export_host``): a frame is sent, never
-    written, and whoever rebuilds an array from it in this process copies it
-    (:func:`_from_buffer`), so no rebuilt array shares x's memory."""
-    buf = x._buf
-    dev = buf._placement
-    if dev is CPU or CPU in buf._valid:
-        host = _ops.readonly_host(x, reason)
-    elif dev == MLX:
-        # A view of MLX's own memory (host or unified memory; np.asarray
-        # evaluates a lazy result first): no copy.
-        native = native_on(x, MLX, reason)
-        backend_for(MLX).evaluate(native)  # serialised with the library's other evaluations
-        host = np.asarray(native).view()
-        host.flags.writeable = False
-    else:
-        native = native_on(x, dev, reason)
-        host = np.empty(native.shape, native.dtype)
-        with transfer(str(dev), "cpu", host.nbytes, reason):
-            backend_for(dev).download(native, host)
-    return contiguous(host)
-
-
-def _restore(host: np.ndarray, device: str, reason: str) -> UnifiedArray:
-    """A new array from host data received from elsewhere, on ``device`` if
-    this process has it, else on the host with a warning."""
-    dev = _device_here(device, reason)
-    if dev is CPU:
-        return _wrap(host, CPU)
-    return UnifiedArray._from_buffer(upload_new(host, dev, reason, explicit=False))
-
-
-def _device_here(device: str, reason: str) -> Device:
-    try:
-        dev = Device.parse(device)
-        backend_for(dev)
-        return dev
-    except ValueError as exc:
-        warnings.warn(
-            f"{reason}: an array placed on {device} arrived in a process without that device ({exc}); "
-            f"it is restored on the host (cpu). Place device chunks with dask resources "
-            f"(see unifiedarray._dask.DevicePlugin).",
-            DeviceUnavailableWarning,
-            stacklevel=3,
-        )
-        return CPU
-
-
-def _from_buffer(data: Any, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
-    """A host array over received bytes: zero-copy when they are writable
-    (bytes received from elsewhere, private to the receiver), else a copy
-    (read-only bytes: maybe a live array's frame, in this process)."""
-    dt = np.dtype(dtype)
-    mv = memoryview(data).cast("B") if not isinstance(data, np.ndarray) else data.view(np.uint8).reshape(-1)
-    host = np.frombuffer(mv, dtype=np.uint8)
-    if not host.flags.writeable:
-        host = host.copy()
-    return host.view(dt).reshape(shape) if dt.itemsize else np.empty(shape, dt)
 
 
 def _frame(host: np.ndarray) -> memoryview:
@@ -204,15 +125,15 @@ def _frame(host: np.ndarray) -> memoryview:
 
 def dask_serialize(x: UnifiedArray) -> tuple[dict, list]:
     """distributed's ``dask`` family: a header and one frame of raw bytes."""
-    host = _host_frame(x, "dask_serialize")
+    host = host_frame(x, "dask_serialize")
     header = {"device": str(x._buf._placement), "dtype": host.dtype.str, "shape": host.shape}
     return header, [_frame(host)]
 
 
 def dask_deserialize(header: dict, frames: list) -> UnifiedArray:
     (frame,) = frames
-    host = _from_buffer(frame, header["dtype"], tuple(header["shape"]))
-    return _restore(host, header["device"], "dask_deserialize")
+    host = host_from_bytes(frame, header["dtype"], tuple(header["shape"]))
+    return restore(host, header["device"], "dask_deserialize")
 
 
 def cuda_serialize(x: UnifiedArray) -> tuple[dict, list]:
@@ -236,32 +157,16 @@ def cuda_deserialize(header: dict, frames: list) -> UnifiedArray:
     dev = Device.parse("cuda")  # UCX receives on the current GPU
     raw = namespace_for(dev).asarray(frame)  # CuPy, Numba and RMM device buffers alike
     native = raw.view(np.dtype(header["dtype"])).reshape(tuple(header["shape"]))
-    return _wrap(native, Device("cuda", native.device.id))
+    return wrap_result(native, Device("cuda", native.device.id))
 
 
 def reduce_ex(x: UnifiedArray, protocol: int) -> tuple:
-    """Pickling (``__reduce_ex__``): with protocol 5, the data goes out of
-    band as a :class:`pickle.PickleBuffer`, zero-copy, from the same frame
-    as :func:`dask_serialize` (so a device-only chunk keeps no host copy);
-    with older protocols it is a NumPy array inside the pickle."""
+    """``x.__reduce_ex__``: registers with dask and distributed first where
+    they are imported (a client pickles what it ships), then pickles
+    (:func:`unifiedarray._pickling.reduce_ex`)."""
     if not _REGISTERED[0]:
         _maybe_register()
-    host = _host_frame(x, "pickle")
-    device = str(x._buf._placement)
-    if protocol >= 5 and host.dtype.itemsize:
-        return (
-            _rebuild,
-            (pickle.PickleBuffer(host.reshape(-1).view(np.uint8).data), device, host.dtype.str, host.shape),
-        )
-    return (_rebuild, (np.array(host, copy=True), device))
-
-
-def _rebuild(data: Any, device: str, dtype: str | None = None, shape: tuple[int, ...] | None = None) -> UnifiedArray:
-    """Unpickle: ``(ndarray, device)`` (older pickles too) or ``(buffer,
-    device, dtype, shape)``."""
-    # An ndarray (older pickles, protocols < 5) is copied: the pickle may share it.
-    host = np.array(data, copy=True) if dtype is None else _from_buffer(data, dtype, tuple(shape))  # type: ignore[arg-type]
-    return _restore(host, device, "unpickle")
+    return _pickling.reduce_ex(x, protocol)
 
 
 # -- sizeof ------------------------------------------------------------------------
@@ -278,7 +183,7 @@ def sizeof(x: UnifiedArray) -> int:
     if not _REGISTERED[0]:
         _maybe_register()
     buf = x._buf
-    nbytes = buf.nbytes if x._key is None else x.size * buf._dtype.itemsize
+    nbytes = buf.nbytes if x._chain is None else x.size * buf._dtype.itemsize
     return 64 + nbytes * max(len(buf._copies), 1)
 
 
@@ -414,7 +319,7 @@ class RandomState:
             if not isinstance(out, np.ndarray):
                 return out
             if dev is CPU:
-                return _wrap(out, CPU)
+                return adopt(out, CPU, out.dtype)
             return UnifiedArray._from_buffer(upload_new(out, dev, "random", explicit=True))
 
         return draw
@@ -468,7 +373,7 @@ def array_backend() -> Any:
 
     def meta(device: Device | None = None) -> UnifiedArray:
         dev = backend_device() if device is None else device
-        return _wrap(backend_for(dev).zeros((0,), np.dtype(np.float64), dev), dev)
+        return wrap_result(backend_for(dev).zeros((0,), np.dtype(np.float64), dev), dev)
 
     def with_meta(name: str, *args: Any, meta_: Any = None, **kwargs: Any) -> Any:
         kwargs.pop("like", None)
@@ -480,14 +385,14 @@ def array_backend() -> Any:
     class UnifiedArrayBackend(ArrayBackendEntrypoint):
         @classmethod
         def to_backend_dispatch(cls) -> Any:
-            return to_unified
+            return intake_chunk
 
         @classmethod
         def to_backend(cls, data: Any, **kwargs: Any) -> Any:
             dev = Device.parse(kwargs.pop("device", None) or backend_device())
             if type(data._meta) is UnifiedArray and data._meta.device == dev:
                 return data
-            return data.map_blocks(to_unified, device=str(dev), meta=meta(dev), **kwargs)
+            return data.map_blocks(intake_chunk, device=str(dev), meta=meta(dev), **kwargs)
 
         @property
         def RandomState(self) -> Any:
@@ -531,14 +436,14 @@ def array_backend() -> Any:
     return UnifiedArrayBackend()
 
 
-def to_unified(data: Any, device: str | None = None, **kwargs: Any) -> UnifiedArray:
+def intake_chunk(data: Any, device: str | None = None, **kwargs: Any) -> UnifiedArray:
     """A chunk as a UnifiedArray on ``device`` (``to_backend``'s map)."""
     dev = backend_device() if device is None else Device.parse(device)
     if type(data) is UnifiedArray:
         return data if data.device == dev else data.to_device(dev)
     host = np.array(data, copy=True)  # a copy the new array owns (the chunk may be shared)
     if dev is CPU:
-        return _wrap(host, CPU)
+        return adopt(host, CPU, host.dtype)
     return UnifiedArray._from_buffer(upload_new(host, dev, "to_backend", explicit=True))
 
 
@@ -550,13 +455,13 @@ def _on_device(arr: Any, dev: Device) -> Any:
     m = arr._meta
     if type(m) is UnifiedArray and m.device == dev:
         return arr.map_blocks(_ensure_on, device=str(dev), meta=m, dtype=arr.dtype)
-    return arr.map_blocks(to_unified, device=str(dev), dtype=arr.dtype)
+    return arr.map_blocks(intake_chunk, device=str(dev), dtype=arr.dtype)
 
 
 def _ensure_on(chunk: Any, device: str) -> Any:
     if type(chunk) is UnifiedArray and chunk.device == device:
         return chunk
-    return to_unified(chunk, device)
+    return intake_chunk(chunk, device)
 
 
 # -- device-aware workers ----------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import array_api_compat.numpy as _compat
 import numpy as np
 
-from . import _dispatch, _rules
+from . import _access, _calls, _results, _rules
 from ._array import UnifiedArray
 from ._devices import CPU, Device, DeviceLike
 from ._dtypes import DType, as_dtype
@@ -64,9 +64,9 @@ def astype(x: UnifiedArray, dtype: DType, /, *, copy: bool = True, device: Devic
     if dev is CPU:
         # NumPy's astype always copies when asked to (what copy=True means),
         # so the result owns its memory; every host dtype is allowed.
-        return _dispatch.adopted(_dispatch.native_on(x, CPU, "astype").astype(dt), CPU, dt)
+        return _results.adopt(_access.native_on(x, CPU, "astype").astype(dt), CPU, dt)
     backend_for(dev).check_dtype(dt, dev, "astype")
-    return _dispatch.call("astype", (x, dt), {"copy": True})
+    return _calls.call("astype", (x, dt), {"copy": True})
 
 
 def can_cast(from_: DType | UnifiedArray, to: DType, /) -> bool:

@@ -52,8 +52,8 @@ def default_int(dev: Device) -> np.dtype:
 
 
 # Dtype arguments seen before, and their dtypes.  np.dtype(), and even
-# isinstance(x, np.dtype) (NumPy's dtype metaclass), cost about 0.1 µs each;
-# a dict lookup costs a fifth of that, on every creation and astype.
+# isinstance(x, np.dtype) (NumPy's dtype metaclass), cost several times a
+# dict lookup, and this is asked on every creation and astype.
 # Python types are never stored: what they mean depends on the device.
 _DTYPE_OF: dict[Any, np.dtype] = {}
 

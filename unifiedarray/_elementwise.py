@@ -2,7 +2,8 @@
 
 Each function is the standard's signature, written out, handing its call to
 the one dispatch (:mod:`unifiedarray._dispatch`), which runs it on the
-device where its arrays live.
+device where its arrays live.  One chapter, so one module: its length is
+the standard's list of functions.
 
 Example
 -------
@@ -13,7 +14,7 @@ Example
 
 from __future__ import annotations
 
-from . import _dispatch, _rules
+from . import _calls, _operators, _rules
 from ._array import UnifiedArray
 
 __all__ = [
@@ -92,7 +93,7 @@ def abs(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.abs.html
     """
-    return _dispatch.unary("abs", x)
+    return _operators.unary("abs", x)
 
 
 def acos(x: UnifiedArray, /) -> UnifiedArray:
@@ -100,7 +101,7 @@ def acos(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.acos.html
     """
-    return _dispatch.unary("acos", x)
+    return _operators.unary("acos", x)
 
 
 def acosh(x: UnifiedArray, /) -> UnifiedArray:
@@ -108,7 +109,7 @@ def acosh(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.acosh.html
     """
-    return _dispatch.unary("acosh", x)
+    return _operators.unary("acosh", x)
 
 
 def asin(x: UnifiedArray, /) -> UnifiedArray:
@@ -116,7 +117,7 @@ def asin(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.asin.html
     """
-    return _dispatch.unary("asin", x)
+    return _operators.unary("asin", x)
 
 
 def asinh(x: UnifiedArray, /) -> UnifiedArray:
@@ -124,7 +125,7 @@ def asinh(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.asinh.html
     """
-    return _dispatch.unary("asinh", x)
+    return _operators.unary("asinh", x)
 
 
 def atan(x: UnifiedArray, /) -> UnifiedArray:
@@ -132,7 +133,7 @@ def atan(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.atan.html
     """
-    return _dispatch.unary("atan", x)
+    return _operators.unary("atan", x)
 
 
 def atanh(x: UnifiedArray, /) -> UnifiedArray:
@@ -140,7 +141,7 @@ def atanh(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.atanh.html
     """
-    return _dispatch.unary("atanh", x)
+    return _operators.unary("atanh", x)
 
 
 def bitwise_invert(x: UnifiedArray, /) -> UnifiedArray:
@@ -148,7 +149,7 @@ def bitwise_invert(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_invert.html
     """
-    return _dispatch.unary("bitwise_invert", x)
+    return _operators.unary("bitwise_invert", x)
 
 
 def ceil(x: UnifiedArray, /) -> UnifiedArray:
@@ -156,7 +157,7 @@ def ceil(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.ceil.html
     """
-    return _dispatch.unary("ceil", x)
+    return _operators.unary("ceil", x)
 
 
 def conj(x: UnifiedArray, /) -> UnifiedArray:
@@ -164,7 +165,7 @@ def conj(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.conj.html
     """
-    return _dispatch.unary("conj", x)
+    return _operators.unary("conj", x)
 
 
 def cos(x: UnifiedArray, /) -> UnifiedArray:
@@ -172,7 +173,7 @@ def cos(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cos.html
     """
-    return _dispatch.unary("cos", x)
+    return _operators.unary("cos", x)
 
 
 def cosh(x: UnifiedArray, /) -> UnifiedArray:
@@ -180,7 +181,7 @@ def cosh(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.cosh.html
     """
-    return _dispatch.unary("cosh", x)
+    return _operators.unary("cosh", x)
 
 
 def exp(x: UnifiedArray, /) -> UnifiedArray:
@@ -188,7 +189,7 @@ def exp(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.exp.html
     """
-    return _dispatch.unary("exp", x)
+    return _operators.unary("exp", x)
 
 
 def expm1(x: UnifiedArray, /) -> UnifiedArray:
@@ -196,7 +197,7 @@ def expm1(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.expm1.html
     """
-    return _dispatch.unary("expm1", x)
+    return _operators.unary("expm1", x)
 
 
 def floor(x: UnifiedArray, /) -> UnifiedArray:
@@ -204,7 +205,7 @@ def floor(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.floor.html
     """
-    return _dispatch.unary("floor", x)
+    return _operators.unary("floor", x)
 
 
 def imag(x: UnifiedArray, /) -> UnifiedArray:
@@ -212,7 +213,7 @@ def imag(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.imag.html
     """
-    return _dispatch.unary("imag", x)
+    return _operators.unary("imag", x)
 
 
 def isfinite(x: UnifiedArray, /) -> UnifiedArray:
@@ -220,7 +221,7 @@ def isfinite(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isfinite.html
     """
-    return _dispatch.unary("isfinite", x)
+    return _operators.unary("isfinite", x)
 
 
 def isinf(x: UnifiedArray, /) -> UnifiedArray:
@@ -228,7 +229,7 @@ def isinf(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isinf.html
     """
-    return _dispatch.unary("isinf", x)
+    return _operators.unary("isinf", x)
 
 
 def isnan(x: UnifiedArray, /) -> UnifiedArray:
@@ -236,7 +237,7 @@ def isnan(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isnan.html
     """
-    return _dispatch.unary("isnan", x)
+    return _operators.unary("isnan", x)
 
 
 def log(x: UnifiedArray, /) -> UnifiedArray:
@@ -244,7 +245,7 @@ def log(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.log.html
     """
-    return _dispatch.unary("log", x)
+    return _operators.unary("log", x)
 
 
 def log1p(x: UnifiedArray, /) -> UnifiedArray:
@@ -252,7 +253,7 @@ def log1p(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.log1p.html
     """
-    return _dispatch.unary("log1p", x)
+    return _operators.unary("log1p", x)
 
 
 def log2(x: UnifiedArray, /) -> UnifiedArray:
@@ -260,7 +261,7 @@ def log2(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.log2.html
     """
-    return _dispatch.unary("log2", x)
+    return _operators.unary("log2", x)
 
 
 def log10(x: UnifiedArray, /) -> UnifiedArray:
@@ -268,7 +269,7 @@ def log10(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.log10.html
     """
-    return _dispatch.unary("log10", x)
+    return _operators.unary("log10", x)
 
 
 def logical_not(x: UnifiedArray, /) -> UnifiedArray:
@@ -276,7 +277,7 @@ def logical_not(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.logical_not.html
     """
-    return _dispatch.unary("logical_not", x)
+    return _operators.unary("logical_not", x)
 
 
 def negative(x: UnifiedArray, /) -> UnifiedArray:
@@ -284,7 +285,7 @@ def negative(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.negative.html
     """
-    return _dispatch.unary("negative", x)
+    return _operators.unary("negative", x)
 
 
 def positive(x: UnifiedArray, /) -> UnifiedArray:
@@ -292,7 +293,7 @@ def positive(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.positive.html
     """
-    return _dispatch.unary("positive", x)
+    return _operators.unary("positive", x)
 
 
 def real(x: UnifiedArray, /) -> UnifiedArray:
@@ -300,7 +301,7 @@ def real(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.real.html
     """
-    return _dispatch.unary("real", x)
+    return _operators.unary("real", x)
 
 
 def reciprocal(x: UnifiedArray, /) -> UnifiedArray:
@@ -308,7 +309,7 @@ def reciprocal(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.reciprocal.html
     """
-    return _dispatch.unary("reciprocal", x)
+    return _operators.unary("reciprocal", x)
 
 
 def round(x: UnifiedArray, /) -> UnifiedArray:
@@ -316,7 +317,7 @@ def round(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.round.html
     """
-    return _dispatch.unary("round", x)
+    return _operators.unary("round", x)
 
 
 def sign(x: UnifiedArray, /) -> UnifiedArray:
@@ -324,7 +325,7 @@ def sign(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sign.html
     """
-    return _dispatch.unary("sign", x)
+    return _operators.unary("sign", x)
 
 
 def signbit(x: UnifiedArray, /) -> UnifiedArray:
@@ -332,7 +333,7 @@ def signbit(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.signbit.html
     """
-    return _dispatch.unary("signbit", x)
+    return _operators.unary("signbit", x)
 
 
 def sin(x: UnifiedArray, /) -> UnifiedArray:
@@ -340,7 +341,7 @@ def sin(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sin.html
     """
-    return _dispatch.unary("sin", x)
+    return _operators.unary("sin", x)
 
 
 def sinh(x: UnifiedArray, /) -> UnifiedArray:
@@ -348,7 +349,7 @@ def sinh(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sinh.html
     """
-    return _dispatch.unary("sinh", x)
+    return _operators.unary("sinh", x)
 
 
 def square(x: UnifiedArray, /) -> UnifiedArray:
@@ -356,7 +357,7 @@ def square(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.square.html
     """
-    return _dispatch.unary("square", x)
+    return _operators.unary("square", x)
 
 
 def sqrt(x: UnifiedArray, /) -> UnifiedArray:
@@ -364,7 +365,7 @@ def sqrt(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sqrt.html
     """
-    return _dispatch.unary("sqrt", x)
+    return _operators.unary("sqrt", x)
 
 
 def tan(x: UnifiedArray, /) -> UnifiedArray:
@@ -372,7 +373,7 @@ def tan(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tan.html
     """
-    return _dispatch.unary("tan", x)
+    return _operators.unary("tan", x)
 
 
 def tanh(x: UnifiedArray, /) -> UnifiedArray:
@@ -380,7 +381,7 @@ def tanh(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tanh.html
     """
-    return _dispatch.unary("tanh", x)
+    return _operators.unary("tanh", x)
 
 
 def trunc(x: UnifiedArray, /) -> UnifiedArray:
@@ -388,7 +389,7 @@ def trunc(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.trunc.html
     """
-    return _dispatch.unary("trunc", x)
+    return _operators.unary("trunc", x)
 
 
 def add(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> UnifiedArray:
@@ -396,7 +397,7 @@ def add(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> UnifiedArr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html
     """
-    return _dispatch.binary_function("add", x1, x2)
+    return _operators.binary_function("add", x1, x2)
 
 
 def atan2(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -404,7 +405,7 @@ def atan2(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.atan2.html
     """
-    return _dispatch.binary_function("atan2", x1, x2)
+    return _operators.binary_function("atan2", x1, x2)
 
 
 def bitwise_and(x1: int | UnifiedArray, x2: int | UnifiedArray, /) -> UnifiedArray:
@@ -412,7 +413,7 @@ def bitwise_and(x1: int | UnifiedArray, x2: int | UnifiedArray, /) -> UnifiedArr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_and.html
     """
-    return _dispatch.binary_function("bitwise_and", x1, x2)
+    return _operators.binary_function("bitwise_and", x1, x2)
 
 
 def bitwise_left_shift(x1: int | UnifiedArray, x2: int | UnifiedArray, /) -> UnifiedArray:
@@ -420,7 +421,7 @@ def bitwise_left_shift(x1: int | UnifiedArray, x2: int | UnifiedArray, /) -> Uni
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_left_shift.html
     """
-    return _dispatch.binary_function("bitwise_left_shift", x1, x2)
+    return _operators.binary_function("bitwise_left_shift", x1, x2)
 
 
 def bitwise_or(x1: int | UnifiedArray, x2: int | UnifiedArray, /) -> UnifiedArray:
@@ -428,7 +429,7 @@ def bitwise_or(x1: int | UnifiedArray, x2: int | UnifiedArray, /) -> UnifiedArra
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_or.html
     """
-    return _dispatch.binary_function("bitwise_or", x1, x2)
+    return _operators.binary_function("bitwise_or", x1, x2)
 
 
 def bitwise_right_shift(x1: int | UnifiedArray, x2: int | UnifiedArray, /) -> UnifiedArray:
@@ -436,7 +437,7 @@ def bitwise_right_shift(x1: int | UnifiedArray, x2: int | UnifiedArray, /) -> Un
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_right_shift.html
     """
-    return _dispatch.binary_function("bitwise_right_shift", x1, x2)
+    return _operators.binary_function("bitwise_right_shift", x1, x2)
 
 
 def bitwise_xor(x1: int | UnifiedArray, x2: int | UnifiedArray, /) -> UnifiedArray:
@@ -444,7 +445,7 @@ def bitwise_xor(x1: int | UnifiedArray, x2: int | UnifiedArray, /) -> UnifiedArr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.bitwise_xor.html
     """
-    return _dispatch.binary_function("bitwise_xor", x1, x2)
+    return _operators.binary_function("bitwise_xor", x1, x2)
 
 
 def copysign(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -452,7 +453,7 @@ def copysign(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedAr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.copysign.html
     """
-    return _dispatch.binary_function("copysign", x1, x2)
+    return _operators.binary_function("copysign", x1, x2)
 
 
 def divide(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> UnifiedArray:
@@ -460,7 +461,7 @@ def divide(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> Unified
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.divide.html
     """
-    return _dispatch.binary_function("divide", x1, x2)
+    return _operators.binary_function("divide", x1, x2)
 
 
 def equal(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> UnifiedArray:
@@ -468,7 +469,7 @@ def equal(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> UnifiedA
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.equal.html
     """
-    return _dispatch.binary_function("equal", x1, x2)
+    return _operators.binary_function("equal", x1, x2)
 
 
 def floor_divide(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -476,7 +477,7 @@ def floor_divide(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> Unifi
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.floor_divide.html
     """
-    return _dispatch.binary_function("floor_divide", x1, x2)
+    return _operators.binary_function("floor_divide", x1, x2)
 
 
 def greater(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -484,7 +485,7 @@ def greater(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.greater.html
     """
-    return _dispatch.binary_function("greater", x1, x2)
+    return _operators.binary_function("greater", x1, x2)
 
 
 def greater_equal(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -492,7 +493,7 @@ def greater_equal(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> Unif
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.greater_equal.html
     """
-    return _dispatch.binary_function("greater_equal", x1, x2)
+    return _operators.binary_function("greater_equal", x1, x2)
 
 
 def hypot(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -500,7 +501,7 @@ def hypot(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.hypot.html
     """
-    return _dispatch.binary_function("hypot", x1, x2)
+    return _operators.binary_function("hypot", x1, x2)
 
 
 def less(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -508,7 +509,7 @@ def less(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.less.html
     """
-    return _dispatch.binary_function("less", x1, x2)
+    return _operators.binary_function("less", x1, x2)
 
 
 def less_equal(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -516,7 +517,7 @@ def less_equal(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> Unified
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.less_equal.html
     """
-    return _dispatch.binary_function("less_equal", x1, x2)
+    return _operators.binary_function("less_equal", x1, x2)
 
 
 def logaddexp(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -524,7 +525,7 @@ def logaddexp(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedA
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.logaddexp.html
     """
-    return _dispatch.binary_function("logaddexp", x1, x2)
+    return _operators.binary_function("logaddexp", x1, x2)
 
 
 def logical_and(x1: bool | UnifiedArray, x2: bool | UnifiedArray, /) -> UnifiedArray:
@@ -532,7 +533,7 @@ def logical_and(x1: bool | UnifiedArray, x2: bool | UnifiedArray, /) -> UnifiedA
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.logical_and.html
     """
-    return _dispatch.binary_function("logical_and", x1, x2)
+    return _operators.binary_function("logical_and", x1, x2)
 
 
 def logical_or(x1: bool | UnifiedArray, x2: bool | UnifiedArray, /) -> UnifiedArray:
@@ -540,7 +541,7 @@ def logical_or(x1: bool | UnifiedArray, x2: bool | UnifiedArray, /) -> UnifiedAr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.logical_or.html
     """
-    return _dispatch.binary_function("logical_or", x1, x2)
+    return _operators.binary_function("logical_or", x1, x2)
 
 
 def logical_xor(x1: bool | UnifiedArray, x2: bool | UnifiedArray, /) -> UnifiedArray:
@@ -548,7 +549,7 @@ def logical_xor(x1: bool | UnifiedArray, x2: bool | UnifiedArray, /) -> UnifiedA
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.logical_xor.html
     """
-    return _dispatch.binary_function("logical_xor", x1, x2)
+    return _operators.binary_function("logical_xor", x1, x2)
 
 
 def maximum(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -556,7 +557,7 @@ def maximum(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.maximum.html
     """
-    return _dispatch.binary_function("maximum", x1, x2)
+    return _operators.binary_function("maximum", x1, x2)
 
 
 def minimum(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -564,7 +565,7 @@ def minimum(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.minimum.html
     """
-    return _dispatch.binary_function("minimum", x1, x2)
+    return _operators.binary_function("minimum", x1, x2)
 
 
 def multiply(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> UnifiedArray:
@@ -572,7 +573,7 @@ def multiply(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> Unifi
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.multiply.html
     """
-    return _dispatch.binary_function("multiply", x1, x2)
+    return _operators.binary_function("multiply", x1, x2)
 
 
 def nextafter(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -580,7 +581,7 @@ def nextafter(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedA
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.nextafter.html
     """
-    return _dispatch.binary_function("nextafter", x1, x2)
+    return _operators.binary_function("nextafter", x1, x2)
 
 
 def not_equal(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> UnifiedArray:
@@ -588,7 +589,7 @@ def not_equal(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> Unif
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.not_equal.html
     """
-    return _dispatch.binary_function("not_equal", x1, x2)
+    return _operators.binary_function("not_equal", x1, x2)
 
 
 def pow(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> UnifiedArray:
@@ -596,7 +597,7 @@ def pow(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> UnifiedArr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.pow.html
     """
-    return _dispatch.binary_function("pow", x1, x2)
+    return _operators.binary_function("pow", x1, x2)
 
 
 def remainder(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedArray:
@@ -604,7 +605,7 @@ def remainder(x1: float | UnifiedArray, x2: float | UnifiedArray, /) -> UnifiedA
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.remainder.html
     """
-    return _dispatch.binary_function("remainder", x1, x2)
+    return _operators.binary_function("remainder", x1, x2)
 
 
 def subtract(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> UnifiedArray:
@@ -612,7 +613,7 @@ def subtract(x1: complex | UnifiedArray, x2: complex | UnifiedArray, /) -> Unifi
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.subtract.html
     """
-    return _dispatch.binary_function("subtract", x1, x2)
+    return _operators.binary_function("subtract", x1, x2)
 
 
 def clip(
@@ -622,8 +623,8 @@ def clip(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.clip.html
     """
-    _dispatch.require_arrays("clip", x)
-    _dispatch.require_real("clip", x)
+    _calls.require_arrays("clip", x)
+    _calls.require_real("clip", x)
     plan = _rules.clip_plan(
         x.dtype,
         min,
@@ -634,6 +635,6 @@ def clip(
     if plan.dtype.kind == "c":
         raise TypeError(f"clip: bounds that make the {x.dtype.name} array complex; complex numbers have no order")
     if plan.dtype != x.dtype:
-        x = _dispatch.call("astype", (x, plan.dtype), {"copy": False})  # mixed kinds: NumPy's result dtype
+        x = _calls.call("astype", (x, plan.dtype), {"copy": False})  # mixed kinds: NumPy's result dtype
     lo, hi = (b if type(b) is UnifiedArray or b is None else _rules.element(plan.dtype, b, "clip") for b in plan[1:])
-    return _dispatch.call("clip", (x, lo, hi))
+    return _calls.call("clip", (x, lo, hi))

@@ -35,7 +35,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from . import _dispatch
+from . import _calls
 from ._array import UnifiedArray
 from ._data_types import DType
 from ._rules import outside_standard
@@ -86,8 +86,8 @@ def pad(array: UnifiedArray, pad_width: Any, mode: Any = "constant", **kwargs: A
     >>> xp.pad(xp.asarray([[1, 2]]), ((0, 0), (1, 2)), mode="edge").tolist()
     [[1, 1, 2, 2, 2]]
     """
-    _dispatch.require_arrays("pad", array)
-    return _dispatch.call("pad", (array, pad_width), {"mode": mode, **kwargs})
+    _calls.require_arrays("pad", array)
+    return _calls.call("pad", (array, pad_width), {"mode": mode, **kwargs})
 
 
 @numpy_extension
@@ -102,7 +102,7 @@ def einsum(*operands: Any, out: None = None, optimize: Any = False, **kwargs: An
     _no_out("einsum", out)
     if optimize is not False:
         kwargs["optimize"] = optimize
-    return _dispatch.call_mixed("einsum", operands, kwargs)
+    return _calls.call_mixed("einsum", operands, kwargs)
 
 
 @numpy_extension
@@ -120,12 +120,12 @@ def cross(
     >>> xp.cross(xp.asarray([1, 0, 0]), xp.asarray([0, 1, 0])).tolist()
     [0, 0, 1]
     """
-    _dispatch.require_arrays("cross", a, b)
+    _calls.require_arrays("cross", a, b)
     axes = {"axisa": axisa, "axisb": axisb, "axisc": axisc}
     kwargs: dict[str, Any] = {k: v for k, v in axes.items() if v != -1}
     if axis is not None:
         kwargs["axis"] = axis
-    return _dispatch.call("cross", (a, b), kwargs)
+    return _calls.call("cross", (a, b), kwargs)
 
 
 @numpy_extension
@@ -136,8 +136,8 @@ def gradient(f: UnifiedArray, *varargs: Any, axis: Any = None, edge_order: int =
     >>> xp.gradient(xp.asarray([1.0, 2.0, 4.0, 7.0])).tolist()
     [1.0, 1.5, 2.5, 3.0]
     """
-    _dispatch.require_arrays("gradient", f)
-    return _dispatch.call("gradient", (f, *varargs), {"axis": axis, "edge_order": edge_order})
+    _calls.require_arrays("gradient", f)
+    return _calls.call("gradient", (f, *varargs), {"axis": axis, "edge_order": edge_order})
 
 
 @numpy_extension
@@ -159,14 +159,14 @@ def quantile(
     >>> float(xp.quantile(xp.asarray([1.0, 2.0, 3.0, 4.0]), 0.5))
     2.5
     """
-    _dispatch.require_arrays("quantile", a)
+    _calls.require_arrays("quantile", a)
     _no_out("quantile", out)
     kwargs: dict[str, Any] = {"axis": axis, "keepdims": keepdims}
     if method != "linear":
         kwargs["method"] = method
     if weights is not None:
         kwargs["weights"] = weights
-    return _dispatch.call("quantile", (a, q), kwargs)
+    return _calls.call("quantile", (a, q), kwargs)
 
 
 @numpy_extension
@@ -183,9 +183,9 @@ def median(
     >>> float(xp.median(xp.asarray([3, 1, 2])))
     2.0
     """
-    _dispatch.require_arrays("median", a)
+    _calls.require_arrays("median", a)
     _no_out("median", out)
-    return _dispatch.call("median", (a,), {"axis": axis, "keepdims": keepdims})
+    return _calls.call("median", (a,), {"axis": axis, "keepdims": keepdims})
 
 
 @numpy_extension
@@ -197,9 +197,9 @@ def cumsum(a: UnifiedArray, axis: int | None = None, dtype: DType | None = None,
     >>> xp.cumsum(xp.asarray([[1, 2], [3, 4]])).tolist()
     [1, 3, 6, 10]
     """
-    _dispatch.require_arrays("cumsum", a)
+    _calls.require_arrays("cumsum", a)
     _no_out("cumsum", out)
-    return _dispatch.call("cumsum", (a,), {"axis": axis, "dtype": dtype})
+    return _calls.call("cumsum", (a,), {"axis": axis, "dtype": dtype})
 
 
 @numpy_extension
@@ -211,9 +211,9 @@ def cumprod(a: UnifiedArray, axis: int | None = None, dtype: DType | None = None
     >>> xp.cumprod(xp.asarray([1, 2, 3])).tolist()
     [1, 2, 6]
     """
-    _dispatch.require_arrays("cumprod", a)
+    _calls.require_arrays("cumprod", a)
     _no_out("cumprod", out)
-    return _dispatch.call("cumprod", (a,), {"axis": axis, "dtype": dtype})
+    return _calls.call("cumprod", (a,), {"axis": axis, "dtype": dtype})
 
 
 def _no_out(name: str, out: Any) -> None:
@@ -234,5 +234,5 @@ def sliding_window_view(
     >>> xp.lib.stride_tricks.sliding_window_view(xp.asarray([1, 2, 3, 4]), 3).tolist()
     [[1, 2, 3], [2, 3, 4]]
     """
-    _dispatch.require_arrays("sliding_window_view", x)
-    return _dispatch.call("sliding_window_view", (x, window_shape), {"axis": axis})
+    _calls.require_arrays("sliding_window_view", x)
+    return _calls.call("sliding_window_view", (x, window_shape), {"axis": axis})

@@ -1,5 +1,6 @@
 """``unifiedarray.fuse``: one decorator that evaluates a function of arrays
-as one pass over the data on its device.
+as one pass over the data on its device.  One idea, so one module, however
+long: tracing, planning and running a fused function.
 
 A fused function is traced once per signature (the arguments' shapes,
 dtypes and devices, the kinds of its Python scalars): it runs on tracers,
@@ -63,7 +64,7 @@ from typing import Any, Generic, NamedTuple, ParamSpec, TypeVar, overload
 
 import numpy as np
 
-from . import _dispatch
+from . import _access, _calls, _operators, _reductions, _resolve, _results
 from ._array import UnifiedArray
 from ._devices import CPU, Device
 from .backends import backend_for
@@ -222,38 +223,36 @@ class _Recording:
         """The device's function, called on the samples' native arrays as the
         fused evaluation will call it, must give the dispatch's answer."""
         dev = self.dev
-        fn = _dispatch.resolve(dev, name)
+        fn = _resolve.resolve(dev, name)
         if fn is None:
             raise _Unfusable(f"{name} (not a function of {dev}'s namespace: it runs on the host)")
-        natives = [
-            _dispatch.native_on(o._sample, dev, "fuse") if type(o) is ArrayTracer else _value(o) for o in operands
-        ]
+        natives = [_access.native_on(o._sample, dev, "fuse") if type(o) is ArrayTracer else _value(o) for o in operands]
         backend = backend_for(dev)
         try:
             with np.errstate(all="ignore"), backend.compute_context(dev):
                 native = fn(*natives, **kwargs)
         except Exception:
             raise _Unfusable(f"{name} (the dispatch does more than {dev}'s function)") from None
-        if not _same_bits(_host_copy(native, dev), _host_copy(_dispatch.native_on(sample, dev, "fuse"), dev)):
+        if not _same_bits(_host_copy(native, dev), _host_copy(_access.native_on(sample, dev, "fuse"), dev)):
             raise _Unfusable(f"{name} (the dispatch does more than {dev}'s function)")
 
 
 def _call_of(entry: Any, args: tuple) -> tuple[str, tuple, dict[str, Any]]:
     """The function name, operands (in the order of the native call) and
     keyword arguments of a call of a dispatch entry."""
-    if entry is _dispatch.operate:
+    if entry is _operators.operate:
         x, y, name, reflected = (*args, False)[:4]
         return name, ((y, x) if reflected else (x, y)), {}
-    if entry is _dispatch.unary:
+    if entry is _operators.unary:
         return args[0], (args[1],), {}
-    if entry is _dispatch.binary_function:
+    if entry is _operators.binary_function:
         return args[0], (args[1], args[2]), {}
-    if entry is _dispatch.call:
+    if entry is _calls.call:
         path, cargs, ckwargs, _reason, device = args
         if device is not None:
             raise _Unfusable(f"{path} with device=")
         return path, tuple(cargs), dict(ckwargs)
-    if entry is _dispatch.reduction:
+    if entry is _reductions.reduction:
         name, x, axis, dtype, keepdims = args
         kwargs: dict[str, Any] = {"axis": axis, "keepdims": keepdims}
         if dtype is not None:
@@ -315,8 +314,8 @@ def _make_sample(shape: tuple[int, ...], dtype: np.dtype, dev: Device) -> Unifie
     on its device directly: not a move of the argument's data)."""
     host = np.ones(_sample_shape(shape), dtype)
     if dev is CPU:
-        return _dispatch.adopted(host, CPU, dtype)
-    return _dispatch.wrap(backend_for(dev).upload(host, dev), dev)
+        return _results.adopt(host, CPU, dtype)
+    return _results.wrap_result(backend_for(dev).upload(host, dev), dev)
 
 
 def _host_copy(native: Any, dev: Device) -> np.ndarray:
@@ -339,7 +338,7 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 
 def _binary(name: str, reflected: bool = False) -> Callable[[ArrayTracer, Any], ArrayTracer]:
     def op(self: ArrayTracer, other: Any) -> ArrayTracer:
-        return self._rec.record(_dispatch.operate, (self, other, name, reflected))
+        return self._rec.record(_operators.operate, (self, other, name, reflected))
 
     op.__name__ = name
     return op
@@ -347,7 +346,7 @@ def _binary(name: str, reflected: bool = False) -> Callable[[ArrayTracer, Any], 
 
 def _unary(name: str) -> Callable[[ArrayTracer], ArrayTracer]:
     def op(self: ArrayTracer) -> ArrayTracer:
-        return self._rec.record(_dispatch.unary, (name, self))
+        return self._rec.record(_operators.unary, (name, self))
 
     op.__name__ = name
     return op
@@ -594,7 +593,7 @@ class _Plan:
         self.outputs = outputs
         self.env: dict[str, Any] = {f"s{slot}": value for slot, value in rec.consts.items()}
         for node in rec.nodes:
-            self.env[f"f{node.slot}"] = _dispatch.resolve(dev, node.name)
+            self.env[f"f{node.slot}"] = _resolve.resolve(dev, node.name)
         self.direct = _generate("fused", array_params + scalar_params, rec.nodes, outputs, self.env)
         self.stages: list[_Node | _Region | _Sum] = []
         largest = max((int(np.prod(n.shape)) for n in rec.nodes), default=0)
@@ -934,7 +933,7 @@ class _Trace:
 
     def run(self, arrays: list[UnifiedArray], scalars: list[Any], reason: str, threads: int) -> Any:
         dev = self.dev
-        natives = [_dispatch.native_on(a, dev, reason) for a in arrays]
+        natives = [_access.native_on(a, dev, reason) for a in arrays]
         plan = self.plan
         try:
             if dev is CPU:
@@ -956,9 +955,9 @@ class _Trace:
         results: list[Any] = []
         for (how, what), out in zip(self._made, outs, strict=True):
             if how == 0:  # a new array: its dtype is the trace's, a device result never aliases an input
-                res: Any = _dispatch.adopted(out, dev, what)
+                res: Any = _results.adopt(out, dev, what)
             elif how == 1:  # a host result: NumPy's may be a view or a scalar
-                res = _dispatch.wrap_result(out, dev, natives)
+                res = _results.wrap_result(out, dev, natives)
             elif how == 2:  # eager returns the argument itself
                 res = arrays[what]
             else:  # an output given twice: the same array
@@ -1011,7 +1010,7 @@ class _Trace:
         if compiled is None:
             return None
         dev = self.dev
-        natives = [_dispatch.native_on(s, dev, "fuse") for s in self.samples]
+        natives = [_access.native_on(s, dev, "fuse") for s in self.samples]
         try:
             with np.errstate(all="ignore"), self.backend.compute_context(dev):
                 got = compiled(*natives)

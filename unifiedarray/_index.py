@@ -1,4 +1,5 @@
-"""Index keys: the one reading of ``x[key]`` for every device.
+"""Index keys: the one reading of ``x[key]`` for every device (one idea,
+so one module).
 
 NumPy is the reference: :func:`normalise` reads a key against a shape the
 way NumPy does (basic indices, ``None``, ``...``, integer and boolean

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dispatch
+from . import _calls
 from ._array import UnifiedArray
 
 __all__ = ["take", "take_along_axis"]
@@ -20,7 +20,7 @@ def take(x: UnifiedArray, indices: UnifiedArray, /, *, axis: int | None = None) 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take.html
     """
-    _dispatch.require_arrays("take", x)
+    _calls.require_arrays("take", x)
     if axis is None and x.ndim > 1:
         raise ValueError(f"take: axis is required for an array of {x.ndim} dimensions")
     kind = indices.dtype.kind if type(indices) is UnifiedArray else None
@@ -30,7 +30,7 @@ def take(x: UnifiedArray, indices: UnifiedArray, /, *, axis: int | None = None) 
             kind = None
     if kind is not None and kind not in "iu":
         raise TypeError(f"take: indices must be integers, not {np.dtype(kind).name if kind != 'O' else 'objects'}")
-    return _dispatch.call("take", (x, indices), {"axis": axis})
+    return _calls.call("take", (x, indices), {"axis": axis})
 
 
 def take_along_axis(x: UnifiedArray, indices: UnifiedArray, /, *, axis: int = -1) -> UnifiedArray:
@@ -38,4 +38,4 @@ def take_along_axis(x: UnifiedArray, indices: UnifiedArray, /, *, axis: int = -1
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.take_along_axis.html
     """
-    return _dispatch.call("take_along_axis", (x, indices), {"axis": axis})
+    return _calls.call("take_along_axis", (x, indices), {"axis": axis})

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from . import _dispatch
+from . import _calls
 from ._array import UnifiedArray
 
 __all__ = ["matmul", "matrix_transpose", "tensordot", "vecdot"]
@@ -20,8 +20,8 @@ def matmul(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.matmul.html
     """
-    _dispatch.require_arrays("matmul", x1, x2)
-    return _dispatch.call("matmul", (x1, x2))
+    _calls.require_arrays("matmul", x1, x2)
+    return _calls.call("matmul", (x1, x2))
 
 
 def tensordot(
@@ -35,7 +35,7 @@ def tensordot(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tensordot.html
     """
-    return _dispatch.call("tensordot", (x1, x2), {"axes": axes})
+    return _calls.call("tensordot", (x1, x2), {"axes": axes})
 
 
 def vecdot(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedArray:
@@ -43,7 +43,7 @@ def vecdot(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedA
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.vecdot.html
     """
-    return _dispatch.call("vecdot", (x1, x2), {"axis": axis})
+    return _calls.call("vecdot", (x1, x2), {"axis": axis})
 
 
 def matrix_transpose(x: UnifiedArray, /) -> UnifiedArray:

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.exceptions import AxisError
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from . import _dispatch
+from . import _calls, _view_ops
 from ._array import UnifiedArray
 from ._data_types import astype
 from ._views import Reshape
@@ -29,7 +29,7 @@ def broadcast_arrays(*arrays: UnifiedArray) -> tuple[UnifiedArray, ...]:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_arrays.html
     """
-    return tuple(_dispatch.call_mixed("broadcast_arrays", arrays))
+    return tuple(_calls.call_mixed("broadcast_arrays", arrays))
 
 
 def broadcast_to(x: UnifiedArray, /, shape: tuple[int, ...]) -> UnifiedArray:
@@ -37,7 +37,7 @@ def broadcast_to(x: UnifiedArray, /, shape: tuple[int, ...]) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.broadcast_to.html
     """
-    return _dispatch.call("broadcast_to", (x, shape))
+    return _calls.call("broadcast_to", (x, shape))
 
 
 def concat(arrays: tuple[UnifiedArray, ...] | list[UnifiedArray], /, *, axis: int | None = 0) -> UnifiedArray:
@@ -45,7 +45,7 @@ def concat(arrays: tuple[UnifiedArray, ...] | list[UnifiedArray], /, *, axis: in
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.concat.html
     """
-    return _dispatch.call("concat", (arrays,), {"axis": axis})
+    return _calls.call("concat", (arrays,), {"axis": axis})
 
 
 def moveaxis(x: UnifiedArray, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> UnifiedArray:
@@ -53,7 +53,7 @@ def moveaxis(x: UnifiedArray, source: int | tuple[int, ...], destination: int | 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.moveaxis.html
     """
-    return _dispatch.call("moveaxis", (x, source, destination))
+    return _calls.call("moveaxis", (x, source, destination))
 
 
 def repeat(x: UnifiedArray, repeats: int | UnifiedArray, /, *, axis: int | None = None) -> UnifiedArray:
@@ -61,7 +61,7 @@ def repeat(x: UnifiedArray, repeats: int | UnifiedArray, /, *, axis: int | None 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.repeat.html
     """
-    return _dispatch.call("repeat", (x, repeats), {"axis": axis})
+    return _calls.call("repeat", (x, repeats), {"axis": axis})
 
 
 def roll(
@@ -71,7 +71,7 @@ def roll(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.roll.html
     """
-    return _dispatch.call("roll", (x, shift), {"axis": axis})
+    return _calls.call("roll", (x, shift), {"axis": axis})
 
 
 def stack(arrays: tuple[UnifiedArray, ...] | list[UnifiedArray], /, *, axis: int = 0) -> UnifiedArray:
@@ -79,7 +79,7 @@ def stack(arrays: tuple[UnifiedArray, ...] | list[UnifiedArray], /, *, axis: int
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.stack.html
     """
-    return _dispatch.call("stack", (arrays,), {"axis": axis})
+    return _calls.call("stack", (arrays,), {"axis": axis})
 
 
 def tile(x: UnifiedArray, repetitions: tuple[int, ...], /) -> UnifiedArray:
@@ -87,7 +87,7 @@ def tile(x: UnifiedArray, repetitions: tuple[int, ...], /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.tile.html
     """
-    return _dispatch.call("tile", (x, repetitions))
+    return _calls.call("tile", (x, repetitions))
 
 
 def unstack(x: UnifiedArray, /, *, axis: int = 0) -> tuple[UnifiedArray, ...]:
@@ -95,13 +95,13 @@ def unstack(x: UnifiedArray, /, *, axis: int = 0) -> tuple[UnifiedArray, ...]:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unstack.html
     """
-    return tuple(_dispatch.call("unstack", (x,), {"axis": axis}))
+    return tuple(_calls.call("unstack", (x,), {"axis": axis}))
 
 
 # -- views: reshape, permute_dims, squeeze, expand_dims, flip -------------------------
 # These return views that share the input's buffer (a link in the view's chain,
 # like a slice), on every backend, so they copy nothing, as NumPy's do; see
-# _dispatch.linked_view.  (flip is a basic index with negative steps.)
+# _view_ops.linked_view.  (flip is a basic index with negative steps.)
 
 
 def reshape(x: UnifiedArray, /, shape: tuple[int, ...], *, copy: bool | None = None) -> UnifiedArray:
@@ -115,7 +115,7 @@ def reshape(x: UnifiedArray, /, shape: tuple[int, ...], *, copy: bool | None = N
     >>> x.tolist()
     [1.0, 20.0, 3.0, 4.0]
     """
-    view = _dispatch.reshaped(x, shape)
+    view = _view_ops.reshaped(x, shape)
     return astype(view, view.dtype, copy=True) if copy else view
 
 
@@ -126,7 +126,7 @@ def permute_dims(x: UnifiedArray, /, axes: tuple[int, ...]) -> UnifiedArray:
     >>> xp.permute_dims(xp.zeros((2, 3, 4)), (2, 0, 1)).shape
     (4, 2, 3)
     """
-    return _dispatch.permuted(x, axes)
+    return _view_ops.permuted(x, axes)
 
 
 def _axis_tuple(axis: Any, name: str) -> tuple[int, ...]:
@@ -170,7 +170,7 @@ def squeeze(x: UnifiedArray, /, axis: int | tuple[int, ...]) -> UnifiedArray:
         if x.shape[a] != 1:
             raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1")
     dims = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    return _dispatch.linked_view(x, Reshape(dims), dims)
+    return _view_ops.linked_view(x, Reshape(dims), dims)
 
 
 def expand_dims(x: UnifiedArray, /, axis: int | tuple[int, ...] = 0) -> UnifiedArray:
@@ -186,7 +186,7 @@ def expand_dims(x: UnifiedArray, /, axis: int | tuple[int, ...] = 0) -> UnifiedA
     axes = _axes(axis, n, "expand_dims")
     rest = iter(x.shape)
     dims = tuple(1 if i in axes else next(rest) for i in range(n))
-    return _dispatch.linked_view(x, Reshape(dims), dims)
+    return _view_ops.linked_view(x, Reshape(dims), dims)
 
 
 def flip(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None) -> UnifiedArray:

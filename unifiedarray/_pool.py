@@ -216,9 +216,9 @@ class _SpacePool:
         }
 
 
-class _Lease:
+class _Allocation:
     """What the pool lent one buffer: its blocks.  Only that buffer refers to
-    its lease, so the lease dies with it; a buffer dropped without release()
+    its allocation, so the allocation dies with it; a buffer dropped without release()
     thereby gives its bytes back to the accounting (not its blocks to reuse:
     views of it may still exist)."""
 
@@ -257,7 +257,7 @@ class MemoryPool:
         self._spaces: dict[tuple[Device, bool], _SpacePool] = {}
         self._acquires = 0
         self._checked: set[tuple[Device, np.dtype]] = set()
-        self._dropped: deque = deque()  # see _Lease.__del__
+        self._dropped: deque = deque()  # see _Allocation.__del__
         self._host: _SpacePool | None = None  # the (CPU, not pinned) space, once made
         self.trim_threshold = trim_threshold
 
@@ -317,7 +317,7 @@ class MemoryPool:
                 view = block.lend(shape, dt, nbytes)
                 buf = adopt(view, CPU, dt)
                 buf._valid = _NO_COPIES  # uninitialised until used, as below
-                buf._pool_lease = _Lease(self, nbytes, [(host, block)])
+                buf._pool_allocation = _Allocation(self, nbytes, [(host, block)])
                 return buf
         dev = CPU if device is None else Device.parse(device)
         dt = as_dtype(dtype, dev)
@@ -328,21 +328,21 @@ class MemoryPool:
                 self._checked.add(key)
         shape = _normalize_shape(shape)
         nbytes = prod(shape) * dt.itemsize
-        lease = _Lease(self, nbytes)
+        allocation = _Allocation(self, nbytes)
         self._acquires += 1
         pinned = bool(pinned)
         if dev is CPU or dev.kind != "mlx":
             # Take the placement's block now, so that acquire is where a hit
             # or a miss happens; the copy stays uninitialised until used
             # (no copy is valid).
-            view, after = self._lend(lease, dev, pinned, shape, dt, nbytes)
+            view, after = self._lend(allocation, dev, pinned, shape, dt, nbytes)
             buf = adopt(view, dev, dt)
             buf._valid = _NO_COPIES
             buf._pinned = pinned
             buf._record_event(dev, after)  # its first use, on whatever stream, follows the last owner's work
         else:
             buf = UnifiedBuffer._blank(shape, dt, dev, pinned)
-        buf._pool_lease = lease
+        buf._pool_allocation = allocation
         return buf
 
     def release(self, buf: UnifiedBuffer) -> None:
@@ -350,8 +350,8 @@ class MemoryPool:
         any use of it raises ``RuntimeError``."""
         if not isinstance(buf, UnifiedBuffer):
             raise TypeError(f"release expects a UnifiedBuffer, got {type(buf).__name__}")
-        lease = buf._pool_lease
-        if lease is None or lease.pool is not self:
+        allocation = buf._pool_allocation
+        if allocation is None or allocation.pool is not self:
             raise ValueError("release: this buffer does not come from this pool")
         with buf._lock:
             if buf._released:
@@ -365,8 +365,8 @@ class MemoryPool:
             # Aliases of the host copy still alive keep its block through the
             # anchor: the block is then held below, never lent to a next owner.
             buf._anchor = None
-            blocks, lease.blocks = lease.blocks, []
-        nbytes = lease.nbytes
+            blocks, allocation.blocks = allocation.blocks, []
+        nbytes = allocation.nbytes
         for space, block in blocks:
             if space.device.kind == "cuda":
                 # Kernels queued on the current stream may still use the
@@ -389,7 +389,7 @@ class MemoryPool:
 
     def _settle(self) -> None:
         """Take the buffers dropped without release() out of the accounting
-        (see _Lease.__del__).  Called under the pool's lock."""
+        (see _Allocation.__del__).  Called under the pool's lock."""
         dropped = self._dropped
         while dropped:
             nbytes, sizes = dropped.popleft()
@@ -453,8 +453,8 @@ class MemoryPool:
     def _allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool) -> Any:
         """A pooled copy of ``buf`` on ``dev`` (one the buffer makes after
         acquire: a copy on another device, made when it is first synced)."""
-        lease = buf._pool_lease
-        view, after = self._lend(lease, dev, buf._pinned, buf._shape, buf._dtype, lease.nbytes)
+        allocation = buf._pool_allocation
+        view, after = self._lend(allocation, dev, buf._pinned, buf._shape, buf._dtype, allocation.nbytes)
         if after is not None:
             buf._record_event(dev, after)
             buf._follow_streams()  # the copy is used now, on the current stream
@@ -466,9 +466,9 @@ class MemoryPool:
         return view
 
     def _lend(
-        self, lease: _Lease, dev: Device, pinned: bool, shape: tuple[int, ...], dtype: np.dtype, nbytes: int
+        self, allocation: _Allocation, dev: Device, pinned: bool, shape: tuple[int, ...], dtype: np.dtype, nbytes: int
     ) -> tuple[Any, Any]:
-        """Take a block for ``lease`` on ``dev`` (a pooled one if one fits);
+        """Take a block for ``allocation`` on ``dev`` (a pooled one if one fits);
         a view of it, and the event that ends its last owner's work (a
         reused CUDA block), which every use of it must follow, else None."""
         size = _SIZES.get(nbytes) or size_class(nbytes)
@@ -493,7 +493,7 @@ class MemoryPool:
             space.in_use_by_class[size] += 1
             if space.in_use_bytes > space.peak_bytes:
                 space.peak_bytes = space.in_use_bytes
-        lease.blocks.append((space, block))
+        allocation.blocks.append((space, block))
         return block.lend(shape, dtype, nbytes), after
 
     def _new_block(self, space: _SpacePool, size: int, nbytes: int) -> Any:

@@ -1,7 +1,8 @@
 """The array rules, in one place: where the 2025.12 standard specifies a
 behaviour, the standard; where it leaves it to the implementation, NumPy 2's
 answer; inside :func:`strict`, what the standard leaves open raises, as
-array-api-strict does.
+array-api-strict does.  One idea (what an operation's dtypes, scalars and
+casts give), so one module.
 
 Every entry that takes a Python scalar or casts into an existing array asks
 this module before any backend sees a value, and hands the backend only what
@@ -11,7 +12,7 @@ reaches the user, and every device gives the same dtype, values and
 exception class.  The entries:
 
 * :func:`binary_scalar` -- ``array <op> scalar`` (every binary operator and
-  elementwise function; :func:`unifiedarray._dispatch.check_scalar` is its
+  elementwise function; :func:`unifiedarray._intake.check_scalar` is its
   only caller in the dispatch): the scalar's kind and range, per operation
   class (arithmetic, comparison, bitwise, selection); an out-of-range Python
   int in a comparison gives a constant;

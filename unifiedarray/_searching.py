@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import _dispatch, _rules
+from . import _calls, _rules
 from ._array import UnifiedArray
 
 _INDEX = np.dtype(np.int64)
@@ -26,7 +26,7 @@ def argmax(x: UnifiedArray, /, *, axis: int | None = None, keepdims: bool = Fals
     """
     if type(x) is UnifiedArray:
         _rules.unary("argmax", x.dtype)
-    return _dispatch.call("argmax", (x,), {"axis": axis, "keepdims": keepdims})
+    return _calls.call("argmax", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def argmin(x: UnifiedArray, /, *, axis: int | None = None, keepdims: bool = False) -> UnifiedArray:
@@ -36,7 +36,7 @@ def argmin(x: UnifiedArray, /, *, axis: int | None = None, keepdims: bool = Fals
     """
     if type(x) is UnifiedArray:
         _rules.unary("argmin", x.dtype)
-    return _dispatch.call("argmin", (x,), {"axis": axis, "keepdims": keepdims})
+    return _calls.call("argmin", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def count_nonzero(
@@ -46,7 +46,7 @@ def count_nonzero(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.count_nonzero.html
     """
-    return _dispatch.call("count_nonzero", (x,), {"axis": axis, "keepdims": keepdims})
+    return _calls.call("count_nonzero", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def nonzero(x: UnifiedArray, /) -> tuple[UnifiedArray, ...]:
@@ -54,7 +54,7 @@ def nonzero(x: UnifiedArray, /) -> tuple[UnifiedArray, ...]:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.nonzero.html
     """
-    return tuple(_dispatch.call("nonzero", (x,)))
+    return tuple(_calls.call("nonzero", (x,)))
 
 
 def searchsorted(
@@ -75,12 +75,12 @@ def searchsorted(
         constant = _rules.binary_scalar("less", x1.dtype, x2)
         if constant is not None:
             place = x1.shape[-1] if constant and x1.ndim else 0
-            return _dispatch.scalar_array(place, _INDEX, x1.device)
+            return _calls.scalar_array(place, _INDEX, x1.device)
         dt = _rules.result_type(x1.dtype, x2)
         if dt != x1.dtype:
-            x1 = _dispatch.call("astype", (x1, dt), {"copy": False})
-        x2 = _dispatch.scalar_array(_rules.element(dt, x2, "searchsorted"), dt, x1.device)
-    return _dispatch.call("searchsorted", (x1, x2), {"side": side, "sorter": sorter})
+            x1 = _calls.call("astype", (x1, dt), {"copy": False})
+        x2 = _calls.scalar_array(_rules.element(dt, x2, "searchsorted"), dt, x1.device)
+    return _calls.call("searchsorted", (x1, x2), {"side": side, "sorter": sorter})
 
 
 def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray | complex, /) -> UnifiedArray:
@@ -88,7 +88,7 @@ def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.where.html
     """
-    _dispatch.require_arrays("where", condition)
+    _calls.require_arrays("where", condition)
     t1, t2 = type(x1) is UnifiedArray, type(x2) is UnifiedArray
     arr: Any = x1 if t1 else x2
     value: Any = x2 if t1 else x1
@@ -97,12 +97,12 @@ def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray 
     elif t1 or t2:
         dt = _rules.where_scalar(arr.dtype, value)
         if dt != arr.dtype:
-            arr = _dispatch.call("astype", (arr, dt), {"copy": False})
+            arr = _calls.call("astype", (arr, dt), {"copy": False})
         value = _rules.element(dt, value, "where")
         x1, x2 = (arr, value) if t1 else (value, arr)
     else:
         dt = _rules.where_scalars(x1, x2)
         dev = condition.device
-        x1 = _dispatch.scalar_array(_rules.element(dt, x1, "where"), dt, dev)
-        x2 = _dispatch.scalar_array(_rules.element(dt, x2, "where"), dt, dev)
-    return _dispatch.call("where", (condition, x1, x2))
+        x1 = _calls.scalar_array(_rules.element(dt, x1, "where"), dt, dev)
+        x2 = _calls.scalar_array(_rules.element(dt, x2, "where"), dt, dev)
+    return _calls.call("where", (condition, x1, x2))

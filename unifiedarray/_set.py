@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _dispatch, _rules
+from . import _calls, _rules
 from ._array import UnifiedArray
 
 
@@ -55,7 +55,7 @@ def unique_all(x: UnifiedArray, /) -> UniqueAllResult:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_all.html
     """
-    return UniqueAllResult(*_dispatch.call("unique_all", (x,)))
+    return UniqueAllResult(*_calls.call("unique_all", (x,)))
 
 
 def unique_counts(x: UnifiedArray, /) -> UniqueCountsResult:
@@ -63,7 +63,7 @@ def unique_counts(x: UnifiedArray, /) -> UniqueCountsResult:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_counts.html
     """
-    return UniqueCountsResult(*_dispatch.call("unique_counts", (x,)))
+    return UniqueCountsResult(*_calls.call("unique_counts", (x,)))
 
 
 def unique_inverse(x: UnifiedArray, /) -> UniqueInverseResult:
@@ -71,7 +71,7 @@ def unique_inverse(x: UnifiedArray, /) -> UniqueInverseResult:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_inverse.html
     """
-    return UniqueInverseResult(*_dispatch.call("unique_inverse", (x,)))
+    return UniqueInverseResult(*_calls.call("unique_inverse", (x,)))
 
 
 def unique_values(x: UnifiedArray, /) -> UnifiedArray:
@@ -79,7 +79,7 @@ def unique_values(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.unique_values.html
     """
-    return _dispatch.call("unique_values", (x,))
+    return _calls.call("unique_values", (x,))
 
 
 _BOOL = np.dtype(np.bool_)
@@ -100,11 +100,11 @@ def isin(x1: UnifiedArray | int, x2: UnifiedArray | int, /, *, invert: bool = Fa
             _rules.check_kind("isin", arr.dtype)  # array-api-strict: a scalar only with an integer array
         if _rules.binary_scalar("equal", arr.dtype, value) is not None:
             if t1:
-                return _dispatch.call("full_like", (arr, bool(invert)), {"dtype": _BOOL})
-            return _dispatch.scalar_array(bool(invert), _BOOL, arr.device)
+                return _calls.call("full_like", (arr, bool(invert)), {"dtype": _BOOL})
+            return _calls.scalar_array(bool(invert), _BOOL, arr.device)
         dt = _rules.result_type(arr.dtype, value)
         if dt != arr.dtype:
-            arr = _dispatch.call("astype", (arr, dt), {"copy": False})
-        value = _dispatch.scalar_array(_rules.element(dt, value, "isin"), dt, arr.device)
+            arr = _calls.call("astype", (arr, dt), {"copy": False})
+        value = _calls.scalar_array(_rules.element(dt, value, "isin"), dt, arr.device)
         x1, x2 = (arr, value) if t1 else (value, arr)
-    return _dispatch.call_mixed("isin", (x1, x2), {"invert": invert})
+    return _calls.call_mixed("isin", (x1, x2), {"invert": invert})

@@ -7,7 +7,7 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from . import _dispatch, _rules
+from . import _calls, _rules
 from ._array import UnifiedArray
 
 __all__ = ["argsort", "sort"]
@@ -20,7 +20,7 @@ def argsort(x: UnifiedArray, /, *, axis: int = -1, descending: bool = False, sta
     """
     if type(x) is UnifiedArray:
         _rules.unary("argsort", x.dtype)
-    return _dispatch.call("argsort", (x,), {"axis": axis, "descending": descending, "stable": stable})
+    return _calls.call("argsort", (x,), {"axis": axis, "descending": descending, "stable": stable})
 
 
 def sort(x: UnifiedArray, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> UnifiedArray:
@@ -30,4 +30,4 @@ def sort(x: UnifiedArray, /, *, axis: int = -1, descending: bool = False, stable
     """
     if type(x) is UnifiedArray:
         _rules.unary("sort", x.dtype)
-    return _dispatch.call("sort", (x,), {"axis": axis, "descending": descending, "stable": stable})
+    return _calls.call("sort", (x,), {"axis": axis, "descending": descending, "stable": stable})

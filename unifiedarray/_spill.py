@@ -15,7 +15,7 @@ the cap, the library makes room, oldest copies first:
 moved in, or adopted as an operation's result); reading a copy that is
 already current does not reorder it (the read path stays untouched).  A
 buffer in use by another thread at that moment is skipped, never waited for.
-Buffers from a memory pool are not evicted (their blocks stay leased until
+Buffers from a memory pool are not evicted (their blocks stay allocated until
 ``release``).  A single copy larger than the limit is still made (after everything else
 was evicted): the limit bounds what the library keeps, it does not refuse
 work.  Data stays correct throughout: a dropped or spilled copy is a stale

@@ -7,7 +7,7 @@ device where its arrays live.
 
 from __future__ import annotations
 
-from . import _dispatch, _rules
+from . import _calls, _reductions, _rules, _view_ops
 from ._array import UnifiedArray
 from ._data_types import DType
 
@@ -26,8 +26,8 @@ def _cumulative(
     if type(x) is UnifiedArray and x.ndim == 0 and axis is None:
         # The rules' answer for a 0-d array: the 1-d array of its element, on every device.
         _rules.cumulative_of_0d(name, include_initial)
-        x, axis = _dispatch.reshaped(x, (1,)), 0
-    return _dispatch.call(name, (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
+        x, axis = _view_ops.reshaped(x, (1,)), 0
+    return _calls.call(name, (x,), {"axis": axis, "dtype": dtype, "include_initial": include_initial})
 
 
 def cumulative_prod(
@@ -55,7 +55,7 @@ def max(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdi
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.max.html
     """
-    return _dispatch.reduction("max", x, axis, None, keepdims)
+    return _reductions.reduction("max", x, axis, None, keepdims)
 
 
 def mean(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
@@ -64,7 +64,7 @@ def mean(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepd
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html
     """
     _strict_kind("mean", x)
-    return _dispatch.call("mean", (x,), {"axis": axis, "keepdims": keepdims})
+    return _calls.call("mean", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def min(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
@@ -72,7 +72,7 @@ def min(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdi
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.min.html
     """
-    return _dispatch.reduction("min", x, axis, None, keepdims)
+    return _reductions.reduction("min", x, axis, None, keepdims)
 
 
 def prod(
@@ -82,7 +82,7 @@ def prod(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.prod.html
     """
-    return _dispatch.reduction("prod", x, axis, dtype, keepdims)
+    return _reductions.reduction("prod", x, axis, dtype, keepdims)
 
 
 def std(
@@ -108,7 +108,7 @@ def std(
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.std.html
     """
     _strict_kind("std", x)
-    return _dispatch.call(
+    return _calls.call(
         "std", (x,), {"axis": axis, "correction": _correction("std", correction, ddof), "keepdims": keepdims}
     )
 
@@ -120,7 +120,7 @@ def sum(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.sum.html
     """
-    return _dispatch.reduction("sum", x, axis, dtype, keepdims)
+    return _reductions.reduction("sum", x, axis, dtype, keepdims)
 
 
 def var(
@@ -146,7 +146,7 @@ def var(
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.var.html
     """
     _strict_kind("var", x)
-    return _dispatch.call(
+    return _calls.call(
         "var", (x,), {"axis": axis, "correction": _correction("var", correction, ddof), "keepdims": keepdims}
     )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _dispatch
+from . import _calls
 from ._array import UnifiedArray
 
 __all__ = ["all", "any", "diff"]
@@ -20,7 +20,7 @@ def all(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdi
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.all.html
     """
-    return _dispatch.call("all", (x,), {"axis": axis, "keepdims": keepdims})
+    return _calls.call("all", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def any(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
@@ -28,7 +28,7 @@ def any(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdi
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.any.html
     """
-    return _dispatch.call("any", (x,), {"axis": axis, "keepdims": keepdims})
+    return _calls.call("any", (x,), {"axis": axis, "keepdims": keepdims})
 
 
 def diff(
@@ -59,4 +59,4 @@ def diff(
         kwargs["prepend"] = prepend
     if append is not None:
         kwargs["append"] = append
-    return _dispatch.call("diff", (x,), kwargs)
+    return _calls.call("diff", (x,), kwargs)

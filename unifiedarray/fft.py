@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from . import _dispatch
+from . import _calls, _placement
 from ._array import UnifiedArray
 from ._devices import DeviceLike
 from ._dtypes import DType, as_dtype, default_float
@@ -51,7 +51,7 @@ def fft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fft.html
     """
-    return _dispatch.call("fft.fft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.fft", (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def ifft(
@@ -66,7 +66,7 @@ def ifft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifft.html
     """
-    return _dispatch.call("fft.ifft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.ifft", (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def fftn(
@@ -81,7 +81,7 @@ def fftn(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftn.html
     """
-    return _dispatch.call("fft.fftn", (x,), {"s": s, "axes": axes, "norm": norm})
+    return _calls.call("fft.fftn", (x,), {"s": s, "axes": axes, "norm": norm})
 
 
 def ifftn(
@@ -96,7 +96,7 @@ def ifftn(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifftn.html
     """
-    return _dispatch.call("fft.ifftn", (x,), {"s": s, "axes": axes, "norm": norm})
+    return _calls.call("fft.ifftn", (x,), {"s": s, "axes": axes, "norm": norm})
 
 
 def rfft(
@@ -111,7 +111,7 @@ def rfft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfft.html
     """
-    return _dispatch.call("fft.rfft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.rfft", (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def irfft(
@@ -126,7 +126,7 @@ def irfft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.irfft.html
     """
-    return _dispatch.call("fft.irfft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.irfft", (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def rfftn(
@@ -141,7 +141,7 @@ def rfftn(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfftn.html
     """
-    return _dispatch.call("fft.rfftn", (x,), {"s": s, "axes": axes, "norm": norm})
+    return _calls.call("fft.rfftn", (x,), {"s": s, "axes": axes, "norm": norm})
 
 
 def irfftn(
@@ -156,7 +156,7 @@ def irfftn(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.irfftn.html
     """
-    return _dispatch.call("fft.irfftn", (x,), {"s": s, "axes": axes, "norm": norm})
+    return _calls.call("fft.irfftn", (x,), {"s": s, "axes": axes, "norm": norm})
 
 
 def hfft(
@@ -171,7 +171,7 @@ def hfft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.hfft.html
     """
-    return _dispatch.call("fft.hfft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.hfft", (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def ihfft(
@@ -186,7 +186,7 @@ def ihfft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ihfft.html
     """
-    return _dispatch.call("fft.ihfft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.ihfft", (x,), {"n": n, "axis": axis, "norm": norm})
 
 
 def fftshift(x: UnifiedArray, /, *, axes: int | Sequence[int] | None = None) -> UnifiedArray:
@@ -194,7 +194,7 @@ def fftshift(x: UnifiedArray, /, *, axes: int | Sequence[int] | None = None) -> 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftshift.html
     """
-    return _dispatch.call("fft.fftshift", (x,), {"axes": axes})
+    return _calls.call("fft.fftshift", (x,), {"axes": axes})
 
 
 def ifftshift(x: UnifiedArray, /, *, axes: int | Sequence[int] | None = None) -> UnifiedArray:
@@ -202,7 +202,7 @@ def ifftshift(x: UnifiedArray, /, *, axes: int | Sequence[int] | None = None) ->
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifftshift.html
     """
-    return _dispatch.call("fft.ifftshift", (x,), {"axes": axes})
+    return _calls.call("fft.ifftshift", (x,), {"axes": axes})
 
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: DeviceLike | None = None) -> UnifiedArray:
@@ -212,9 +212,9 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: De
     >>> xp.fft.fftfreq(4).tolist()
     [0.0, 0.25, -0.5, -0.25]
     """
-    dev = _dispatch.placement(device)
+    dev = _placement.placement(device)
     dt = default_float(dev) if dtype is None else as_dtype(dtype, dev)
-    return _dispatch.call_mixed("fft.fftfreq", (n,), {"d": d, "dtype": dt}, device=dev)
+    return _calls.call_mixed("fft.fftfreq", (n,), {"d": d, "dtype": dt}, device=dev)
 
 
 def rfftfreq(
@@ -226,6 +226,6 @@ def rfftfreq(
     >>> xp.fft.rfftfreq(4).tolist()
     [0.0, 0.25, 0.5]
     """
-    dev = _dispatch.placement(device)
+    dev = _placement.placement(device)
     dt = default_float(dev) if dtype is None else as_dtype(dtype, dev)
-    return _dispatch.call_mixed("fft.rfftfreq", (n,), {"d": d, "dtype": dt}, device=dev)
+    return _calls.call_mixed("fft.rfftfreq", (n,), {"d": d, "dtype": dt}, device=dev)

@@ -18,7 +18,7 @@ from typing import Literal, NamedTuple
 
 from numpy.exceptions import AxisError
 
-from . import _dispatch
+from . import _calls
 from ._array import UnifiedArray
 from ._data_types import DType
 
@@ -98,7 +98,7 @@ def cholesky(x: UnifiedArray, /, *, upper: bool = False) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.cholesky.html
     """
-    return _dispatch.call("linalg.cholesky", (x,), {"upper": upper})
+    return _calls.call("linalg.cholesky", (x,), {"upper": upper})
 
 
 def cross(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedArray:
@@ -106,7 +106,7 @@ def cross(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedAr
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.cross.html
     """
-    _dispatch.require_arrays("linalg.cross", x1, x2)
+    _calls.require_arrays("linalg.cross", x1, x2)
     for a in (x1, x2):
         if not -a.ndim <= axis < a.ndim:
             raise AxisError(f"linalg.cross: axis {axis} is out of bounds for an array of {a.ndim} dimensions")
@@ -114,7 +114,7 @@ def cross(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedAr
             raise ValueError(
                 f"linalg.cross: the axis {axis} must have size 3 in both arrays (shapes {x1.shape}, {x2.shape})"
             )
-    return _dispatch.call("linalg.cross", (x1, x2), {"axis": axis})
+    return _calls.call("linalg.cross", (x1, x2), {"axis": axis})
 
 
 def det(x: UnifiedArray, /) -> UnifiedArray:
@@ -122,7 +122,7 @@ def det(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.det.html
     """
-    return _dispatch.call("linalg.det", (x,))
+    return _calls.call("linalg.det", (x,))
 
 
 def diagonal(x: UnifiedArray, /, *, offset: int = 0) -> UnifiedArray:
@@ -130,7 +130,7 @@ def diagonal(x: UnifiedArray, /, *, offset: int = 0) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.diagonal.html
     """
-    return _dispatch.call("linalg.diagonal", (x,), {"offset": offset})
+    return _calls.call("linalg.diagonal", (x,), {"offset": offset})
 
 
 def eig(x: UnifiedArray, /) -> EigResult:
@@ -138,7 +138,7 @@ def eig(x: UnifiedArray, /) -> EigResult:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eig.html
     """
-    return EigResult(*_dispatch.call("linalg.eig", (x,)))
+    return EigResult(*_calls.call("linalg.eig", (x,)))
 
 
 def eigh(x: UnifiedArray, /) -> EighResult:
@@ -146,7 +146,7 @@ def eigh(x: UnifiedArray, /) -> EighResult:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigh.html
     """
-    return EighResult(*_dispatch.call("linalg.eigh", (x,)))
+    return EighResult(*_calls.call("linalg.eigh", (x,)))
 
 
 def eigvals(x: UnifiedArray, /) -> UnifiedArray:
@@ -154,7 +154,7 @@ def eigvals(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigvals.html
     """
-    return _dispatch.call("linalg.eigvals", (x,))
+    return _calls.call("linalg.eigvals", (x,))
 
 
 def eigvalsh(x: UnifiedArray, /) -> UnifiedArray:
@@ -162,7 +162,7 @@ def eigvalsh(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigvalsh.html
     """
-    return _dispatch.call("linalg.eigvalsh", (x,))
+    return _calls.call("linalg.eigvalsh", (x,))
 
 
 def inv(x: UnifiedArray, /) -> UnifiedArray:
@@ -170,7 +170,7 @@ def inv(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.inv.html
     """
-    return _dispatch.call("linalg.inv", (x,))
+    return _calls.call("linalg.inv", (x,))
 
 
 def matmul(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
@@ -178,8 +178,8 @@ def matmul(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matmul.html
     """
-    _dispatch.require_arrays("linalg.matmul", x1, x2)
-    return _dispatch.call("linalg.matmul", (x1, x2))
+    _calls.require_arrays("linalg.matmul", x1, x2)
+    return _calls.call("linalg.matmul", (x1, x2))
 
 
 def matrix_norm(
@@ -189,7 +189,7 @@ def matrix_norm(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_norm.html
     """
-    return _dispatch.call("linalg.matrix_norm", (x,), {"keepdims": keepdims, "ord": ord})
+    return _calls.call("linalg.matrix_norm", (x,), {"keepdims": keepdims, "ord": ord})
 
 
 def matrix_power(x: UnifiedArray, n: int, /) -> UnifiedArray:
@@ -197,7 +197,7 @@ def matrix_power(x: UnifiedArray, n: int, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_power.html
     """
-    return _dispatch.call("linalg.matrix_power", (x, n))
+    return _calls.call("linalg.matrix_power", (x, n))
 
 
 def matrix_rank(x: UnifiedArray, /, *, rtol: float | UnifiedArray | None = None) -> UnifiedArray:
@@ -205,7 +205,7 @@ def matrix_rank(x: UnifiedArray, /, *, rtol: float | UnifiedArray | None = None)
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_rank.html
     """
-    return _dispatch.call("linalg.matrix_rank", (x,), {"rtol": rtol})
+    return _calls.call("linalg.matrix_rank", (x,), {"rtol": rtol})
 
 
 def matrix_transpose(x: UnifiedArray, /) -> UnifiedArray:
@@ -213,7 +213,7 @@ def matrix_transpose(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.matrix_transpose.html
     """
-    return _dispatch.call("linalg.matrix_transpose", (x,))
+    return _calls.call("linalg.matrix_transpose", (x,))
 
 
 def outer(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
@@ -221,10 +221,10 @@ def outer(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.outer.html
     """
-    _dispatch.require_arrays("linalg.outer", x1, x2)
+    _calls.require_arrays("linalg.outer", x1, x2)
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"linalg.outer: needs two 1-D arrays, not {x1.ndim}-D and {x2.ndim}-D")
-    return _dispatch.call("linalg.outer", (x1, x2))
+    return _calls.call("linalg.outer", (x1, x2))
 
 
 def pinv(x: UnifiedArray, /, *, rtol: float | UnifiedArray | None = None) -> UnifiedArray:
@@ -232,7 +232,7 @@ def pinv(x: UnifiedArray, /, *, rtol: float | UnifiedArray | None = None) -> Uni
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.pinv.html
     """
-    return _dispatch.call("linalg.pinv", (x,), {"rtol": rtol})
+    return _calls.call("linalg.pinv", (x,), {"rtol": rtol})
 
 
 def qr(x: UnifiedArray, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
@@ -242,7 +242,7 @@ def qr(x: UnifiedArray, /, *, mode: Literal["reduced", "complete"] = "reduced") 
     """
     if mode not in ("reduced", "complete"):
         raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', not {mode!r}")
-    return QRResult(*_dispatch.call("linalg.qr", (x,), {"mode": mode}))
+    return QRResult(*_calls.call("linalg.qr", (x,), {"mode": mode}))
 
 
 def slogdet(x: UnifiedArray, /) -> SlogdetResult:
@@ -250,7 +250,7 @@ def slogdet(x: UnifiedArray, /) -> SlogdetResult:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.slogdet.html
     """
-    return SlogdetResult(*_dispatch.call("linalg.slogdet", (x,)))
+    return SlogdetResult(*_calls.call("linalg.slogdet", (x,)))
 
 
 def solve(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
@@ -258,7 +258,7 @@ def solve(x1: UnifiedArray, x2: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.solve.html
     """
-    return _dispatch.call("linalg.solve", (x1, x2))
+    return _calls.call("linalg.solve", (x1, x2))
 
 
 def svd(x: UnifiedArray, /, *, full_matrices: bool = True) -> SVDResult:
@@ -266,7 +266,7 @@ def svd(x: UnifiedArray, /, *, full_matrices: bool = True) -> SVDResult:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.svd.html
     """
-    return SVDResult(*_dispatch.call("linalg.svd", (x,), {"full_matrices": full_matrices}))
+    return SVDResult(*_calls.call("linalg.svd", (x,), {"full_matrices": full_matrices}))
 
 
 def svdvals(x: UnifiedArray, /) -> UnifiedArray:
@@ -274,7 +274,7 @@ def svdvals(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.svdvals.html
     """
-    return _dispatch.call("linalg.svdvals", (x,))
+    return _calls.call("linalg.svdvals", (x,))
 
 
 def tensordot(
@@ -288,7 +288,7 @@ def tensordot(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.tensordot.html
     """
-    return _dispatch.call("linalg.tensordot", (x1, x2), {"axes": axes})
+    return _calls.call("linalg.tensordot", (x1, x2), {"axes": axes})
 
 
 def trace(x: UnifiedArray, /, *, offset: int = 0, dtype: DType | None = None) -> UnifiedArray:
@@ -296,7 +296,7 @@ def trace(x: UnifiedArray, /, *, offset: int = 0, dtype: DType | None = None) ->
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.trace.html
     """
-    return _dispatch.call("linalg.trace", (x,), {"offset": offset, "dtype": dtype})
+    return _calls.call("linalg.trace", (x,), {"offset": offset, "dtype": dtype})
 
 
 def vecdot(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedArray:
@@ -304,7 +304,7 @@ def vecdot(x1: UnifiedArray, x2: UnifiedArray, /, *, axis: int = -1) -> UnifiedA
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.vecdot.html
     """
-    return _dispatch.call("linalg.vecdot", (x1, x2), {"axis": axis})
+    return _calls.call("linalg.vecdot", (x1, x2), {"axis": axis})
 
 
 def vector_norm(
@@ -314,4 +314,4 @@ def vector_norm(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.vector_norm.html
     """
-    return _dispatch.call("linalg.vector_norm", (x,), {"axis": axis, "keepdims": keepdims, "ord": ord})
+    return _calls.call("linalg.vector_norm", (x,), {"axis": axis, "keepdims": keepdims, "ord": ord})

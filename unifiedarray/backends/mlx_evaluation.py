@@ -221,7 +221,7 @@ def compute_context() -> Any:
     """A context manager for building MLX graphs: it holds the evaluation
     lock and makes the library's thread-unsafe stream the default, so that
     the graph can be evaluated in any thread, and any evaluation inside is
-    serialised.  Enter it around every MLX namespace call (about 1 µs).
+    serialised.  Enter it around every MLX namespace call.
     Never acquire a buffer's lock inside it.
 
     Example
@@ -240,7 +240,7 @@ def compute_context() -> Any:
 
 def run(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` inside :func:`compute_context`, without the context
-    object (the operators' fast path: about 0.3 µs less a call)."""
+    object (the operators' fast path: a context object fewer per call)."""
     if len(_STREAMS) != 1:
         with compute_context():
             return fn(*args)

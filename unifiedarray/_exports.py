@@ -1,0 +1,179 @@
+"""Exports: the protocols that hand an array's memory to another library.
+
+* ``__array__`` (``np.asarray(x)``): the host copy, synced first if stale
+  (counted), as a writable alias of ``x`` on every device, as NumPy users
+  expect: a host write handed out through ``UnifiedBuffer._export_host``,
+  so the buffer knows while it (or anything derived from it) is alive and
+  keeps the host copy authoritative meanwhile (device reads re-sync from
+  it, device writes are copied back to it: counted, ``"host alias: ..."``).
+  Read-only only for a view NumPy cannot express (a copy of its data).
+* ``__dlpack__``: the copy on the array's own device.  A host export is
+  the alias ``np.asarray`` gives (writable; the buffer sees it) unless the
+  consumer asks for a copy.  A zero-copy device export is a lease (a
+  write); while a host alias may be alive it is refused (``copy=False``) or
+  a copy (``copy=None``).
+* ``__cuda_array_interface__`` / ``__cupy_get_ndarray__``: the CUDA copy.
+* ``__mlx_array__``: the MLX copy, as a new handle (MLX's in-place writes
+  rebind a handle, so the consumer cannot write into the buffer).
+
+Example
+-------
+>>> import numpy as np
+>>> import unifiedarray as xp
+>>> np.from_dlpack(xp.arange(3)).tolist()
+[0, 1, 2]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._access import native_on, writable_native
+from ._array import UnifiedArray
+from ._devices import CPU, MLX
+from .backends import backend_for
+
+__all__ = ["array", "cuda_array_interface", "cupy_get_ndarray", "dlpack", "dlpack_device", "mlx_array"]
+
+
+def array(x: UnifiedArray, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+    """``x.__array__``: see the module's docstring."""
+    if dtype is not None and np.dtype(dtype) != x.dtype:
+        if copy is False:
+            raise ValueError("__array__(copy=False) with a different dtype needs a copy")
+        return native_on(x, CPU, "__array__").astype(dtype)
+    if copy:
+        return np.array(native_on(x, CPU, "__array__"), copy=True)
+    try:
+        # On every device the same: a writable alias whose writes reach x
+        # and which sees x's writes (the buffer knows it may be alive).
+        return writable_native(x, CPU, "__array__")
+    except BufferError:
+        pass  # a view NumPy cannot express (a reshape of a strided slice): read-only below
+    view = native_on(x, CPU, "__array__").view()
+    view.flags.writeable = False
+    return view
+
+
+def dlpack(
+    self: UnifiedArray,
+    *,
+    stream: Any = None,
+    max_version: tuple[int, int] | None = None,
+    dl_device: tuple[int, int] | None = None,
+    copy: bool | None = None,
+) -> Any:
+    dev = self.device
+    if max_version is None and dev == MLX and self.dtype in backend_for(MLX).dlpack_import_narrows:  # type: ignore[attr-defined]
+        # An unversioned request, as MLX's own functions make first: refused,
+        # they take __mlx_array__ (the MLX copy, its dtype) instead of a
+        # DLPack import that would narrow the dtype (see docs/interop.md).
+        # Not a BufferError: on that, MLX's importer asks again with
+        # max_version and narrows the versioned export.
+        raise ValueError(
+            f"__dlpack__: a {self.dtype} array on {dev} is exported to DLPack 1.x consumers only "
+            "(max_version=...); MLX functions take it through __mlx_array__"
+        )
+    kwargs: dict[str, Any] = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
+    versioned = max_version is not None and tuple(max_version) >= (1, 0)
+    if dl_device is not None and tuple(dl_device) == tuple(dlpack_device(self)):
+        dl_device = None  # already there (MLX's CPU build lives in host memory)
+    if dl_device is not None and dl_device[0] == 1 and dev != CPU:
+        # The consumer wants the data on the CPU: that is a copy.
+        if copy is False:
+            raise BufferError(f"__dlpack__: data lives on {dev}; a CPU export needs copy=True or None")
+        host = np.array(native_on(self, CPU, "__dlpack__"), copy=True)
+        return host.__dlpack__(max_version=max_version, copy=False)
+    if dev == CPU:
+        if not copy:
+            try:
+                # The alias np.asarray gives: the consumer may write, the buffer sees it.
+                alias = writable_native(self, CPU, "__dlpack__")
+            except BufferError:
+                if copy is False:
+                    raise
+            else:
+                return alias.__dlpack__(stream=stream, **_legacy_safe(kwargs, versioned))
+        host = native_on(self, CPU, "__dlpack__")
+        return np.array(host, copy=True).__dlpack__(stream=stream, **_legacy_safe(kwargs, versioned))
+    if dev == MLX and copy is not False:
+        # MLX's exports carry no read-only flag; a copy keeps the buffer safe
+        # from a consumer that writes, and MLX's own import copies anyway.
+        native = backend_for(MLX).copy(native_on(self, MLX, "__dlpack__"))
+        return native.__dlpack__()
+    if max_version is not None:
+        kwargs["max_version"] = tuple(max_version)  # CuPy declares a tuple
+    if copy:
+        native = backend_for(dev).copy(native_on(self, dev, "__dlpack__"))  # on the array's GPU
+        # Our copy is exported as it is: CuPy refuses copy=True for a same-
+        # device export ("only supported for copy to CPU").
+        kwargs["copy"] = None
+    else:
+        try:
+            native = writable_native(self, dev, "__dlpack__")  # zero-copy on CUDA: the consumer may write
+        except BufferError:
+            if copy is False:
+                raise
+            # A host alias may be alive (or the view is not one block): copy=None allows a copy.
+            native = backend_for(dev).copy(native_on(self, dev, "__dlpack__"))
+            kwargs["copy"] = None
+    if dev.kind == "cuda":
+        return backend_for(dev).export_dlpack(native, stream, kwargs)  # type: ignore[attr-defined]
+    try:
+        return native.__dlpack__(stream=stream, **kwargs)
+    except TypeError:  # producers that predate the 2023.12 keywords
+        return native.__dlpack__(stream=stream) if stream is not None else native.__dlpack__()
+
+
+def _legacy_safe(kwargs: dict[str, Any], versioned: bool) -> dict[str, Any]:
+    """NumPy's exporter takes the 2023.12 keywords; what it exports (our
+    alias or our copy) needs no copy of its own."""
+    out = dict(kwargs)
+    out["copy"] = None
+    return out if versioned else {}
+
+
+def dlpack_device(self: UnifiedArray) -> tuple[int, int]:
+    dev = self.device
+    if dev == CPU:
+        return (1, 0)
+    if dev.kind == "cuda":
+        return (2, dev.index)
+    buf = self._buf
+    native = buf._copies.get(dev)
+    if native is None:
+        native = native_on(self, dev, "__dlpack_device__")
+    return tuple(native.__dlpack_device__())
+
+
+def _cuda_native(self: UnifiedArray, reason: str) -> Any:
+    if self.device.kind != "cuda":
+        raise AttributeError(f"{reason}: this array lives on {self.device}, not on a CUDA device")
+    return writable_native(self, self.device, reason)  # a raw pointer goes out: presume a write
+
+
+def cuda_array_interface(self: UnifiedArray) -> dict[str, Any]:
+    """Version 3 of the CUDA Array Interface, from CuPy's own export (made on
+    the array's GPU, so its ``stream`` key names that GPU's stream).
+
+    A read, not a write: CuPy, Numba and PyTorch probe for the attribute
+    with ``hasattr`` and take it for read-only use, and a probe is not a
+    write.  The export says so (the read-only flag in ``data``); to write
+    through a raw pointer, take ``__cupy_get_ndarray__()`` (a write) or
+    declare the write with ``mark_device_dirty()``."""
+    dev = self.device
+    if dev.kind != "cuda":
+        raise AttributeError(f"__cuda_array_interface__: this array lives on {dev}, not on a CUDA device")
+    native = native_on(self, dev, "__cuda_array_interface__")
+    return backend_for(dev).cuda_array_interface(native)  # type: ignore[attr-defined]
+
+
+def cupy_get_ndarray(self: UnifiedArray) -> Any:
+    return _cuda_native(self, "__cupy_get_ndarray__")
+
+
+def mlx_array(self: UnifiedArray) -> Any:
+    native = native_on(self, MLX, "__mlx_array__")
+    return backend_for(MLX).detach(native)  # type: ignore[attr-defined]

@@ -1,0 +1,344 @@
+"""Operators: the elementwise functions of one and two arrays, the binary
+and unary operators, temporary elision and the in-place operators.
+
+:func:`operate` is every binary operator and binary elementwise function;
+its fast paths (arrays current where they are placed, on the host or a
+device) give what :func:`operate_general` gives
+(``tests/test_fast_paths.py``).  A large host temporary nothing else can
+see lends its memory to the result (:data:`ELIDE_BYTES`); ``x <op>= y``
+on a large host array is computed into x's memory (:func:`_inplace_on_host`).
+
+Example
+-------
+>>> import unifiedarray as xp
+>>> from unifiedarray._operators import operate
+>>> operate(xp.ones(2), 2.0, "add").tolist()
+[3.0, 3.0]
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from typing import Any
+
+import numpy as np
+
+from . import _rules
+from ._access import host_current, host_native, native_on
+from ._array import UnifiedArray
+from ._calls import NO_KWARGS, call, call_mixed, traced_call
+from ._devices import CPU
+from ._errors import run_translated
+from ._intake import check_scalar, intake
+from ._resolve import RESOLVED, resolve
+from ._results import adopt, wrap_result
+from ._writes import write
+from .backends import backend_for, backend_of_native
+
+__all__ = ["ELIDE_BYTES", "binary_function", "inplace", "operate", "operate_general", "unary"]
+
+PY_SCALARS = (bool, int, float, complex)
+_BOOL = np.dtype(np.bool_)
+# Whether some thread may be in strict mode (the rules' own count): while it
+# is 0 the fast paths skip strict mode's checks of arrays.
+_STRICT_ACTIVE = _rules.ACTIVE
+
+
+def unary(name: str, x: UnifiedArray) -> UnifiedArray:
+    """An elementwise function of one array (and the unary operators)."""
+    if type(x) is not UnifiedArray:
+        traced = traced_call(unary, (name, x))
+        if traced is not NotImplemented:
+            return traced
+        raise TypeError(f"{name}: expected a UnifiedArray, got {type(x).__name__}")
+    if _STRICT_ACTIVE[0]:
+        _rules.unary(name, x._buf._dtype)
+    host = host_current(x)
+    if host is not None:
+        res = resolve(CPU, name)(host)
+        if type(res) is np.ndarray and res is not host and res.base is None:
+            return adopt(res, CPU, res.dtype)
+    return call(name, (x,))
+
+
+# name -> the host function, for the operators' fast path.
+_HOST_FN: dict[str, Any] = {}
+
+
+def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
+    """``x <op> y`` (or ``y <op> x``): every binary operator and binary
+    elementwise function.  Returns ``NotImplemented`` for operands Python
+    should offer to the other side."""
+    ty = type(y)
+    buf = x._buf
+    if ty is UnifiedArray:
+        if _STRICT_ACTIVE[0]:
+            _rules.binary_arrays(name, buf._dtype, y._buf._dtype)
+    elif ty in PY_SCALARS and check_scalar(x, y, name, reflected) is not None:
+        return operate_general(x, y, name, reflected)  # a comparison's constant answer
+    # The fast path: arrays on the host, current, nothing in flight, whole or
+    # views whose native view is at hand (``A.T @ b``, ``s[:, None] - d``).
+    # It is short on purpose: between two BLAS calls, every instruction of
+    # the dispatch runs from cold caches and costs several times its
+    # standalone time.
+    if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
+        lhs = buf._copies[CPU] if x._chain is None else x._hostview
+        if lhs is None:
+            rhs = None
+        elif ty is UnifiedArray:
+            yb = y._buf  # host_native(y), inlined: this is most of a small a + b's cost
+            rhs = (
+                (yb._copies[CPU] if y._chain is None else y._hostview)
+                if yb._placement is CPU and yb._pending is None and CPU in yb._valid
+                else None
+            )
+        elif ty in PY_SCALARS:
+            rhs = y  # the rules were asked above
+        else:
+            rhs = None
+        if rhs is not None:
+            fn = _HOST_FN.get(name)
+            if fn is None:
+                fn = _HOST_FN[name] = resolve(CPU, name)
+            if lhs.nbytes >= ELIDE_BYTES and name in _ELIDABLE and _COUNTS_OWNED_REFERENCES:
+                # A large operand that is a temporary nothing else can see
+                # ((a + b) in (a + b) * c) lends its memory to the result, as
+                # NumPy's own temporaries do: no new allocation to fault in.
+                # The reference counts are those of the call from a dunder
+                # (the interpreter's stack, the dunder's argument, ours and
+                # getrefcount's); any other holder (a name, a view, a lease,
+                # a weak reference, another copy) makes them higher.
+                target = None
+                if sys.getrefcount(x) <= 4 and sys.getrefcount(buf) <= 3 and sys.getrefcount(lhs) <= 3:
+                    target = _lendable(x, lhs)
+                if (
+                    target is None
+                    and ty is UnifiedArray
+                    and sys.getrefcount(y) <= 4
+                    and sys.getrefcount(y._buf) <= 2
+                    and sys.getrefcount(rhs) <= 3
+                ):
+                    target = _lendable(y, rhs)
+                if target is not None:
+                    res = _into(fn, lhs, rhs, reflected, target)
+                    if res is not None:
+                        return adopt(res, CPU, res.dtype)
+            res = fn(rhs, lhs) if reflected else fn(lhs, rhs)
+            if type(res) is np.ndarray:
+                return adopt(res, CPU, res.dtype)
+            return wrap_result(res, CPU)
+    elif buf._pending is None and buf._placement in buf._valid:
+        # The same on a device: arrays whose copies there are current, whole
+        # or views (a view's native is its chain applied to the copy: no move)
+        # (the device's elementwise results never alias an input).
+        dev = buf._placement
+        if ty is UnifiedArray:
+            yb = y._buf
+            rhs = (
+                (yb._copies[dev] if y._chain is None else native_on(y, dev, name))
+                if (yb._placement is dev and yb._pending is None and dev in yb._valid)
+                else None
+            )
+        elif ty in PY_SCALARS:
+            rhs = y  # the rules were asked above
+        else:
+            rhs = None
+        fn = (RESOLVED.get((dev, name)) or resolve(dev, name)) if rhs is not None else None
+        if fn is not None:
+            backend = backend_for(dev)
+            lhs = buf._copies[dev] if x._chain is None else native_on(x, dev, name)
+            res = run_translated(dev, name, backend.run, (dev, fn, rhs, lhs) if reflected else (dev, fn, lhs, rhs))
+            return adopt(res, dev, backend.dtype_of(res))
+    return operate_general(x, y, name, reflected)
+
+
+def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
+    """:func:`operate` without its fast paths: what they must agree with."""
+    ty = type(y)
+    if ty in PY_SCALARS:
+        constant = check_scalar(x, y, name, reflected)
+        if constant is not None:
+            return call("full_like", (x, constant), {"dtype": _BOOL})
+        if reflected:
+            return _reflected_scalar(name, x, y)
+    else:
+        if ty is not UnifiedArray:
+            if name == "matmul" or (backend_of_native(y) is None and not hasattr(y, "__array__")):
+                return NotImplemented
+            y = intake(y)
+        _rules.binary_arrays(name, x._buf._dtype, y._buf._dtype)
+    return call_mixed(name, (y, x) if reflected else (x, y), NO_KWARGS, name)
+
+
+def _reflected_scalar(name: str, x: UnifiedArray, scalar: Any) -> Any:
+    """``scalar <op> x``: the backend's function with the scalar first."""
+    dev = x._buf._placement
+    fn = resolve(dev, name)
+    native = native_on(x, dev, name)
+    with backend_for(dev).compute_context(dev):
+        return wrap_result(run_translated(dev, name, fn, (scalar, native)), dev, (native,))
+
+
+#: Operands of at least this size may lend their memory to a result (NumPy's
+#: own threshold for eliding temporaries): below it, an allocation costs less
+#: than the checks.
+ELIDE_BYTES = 256 * 1024
+
+# The counts below hold where every reference on the interpreter's stack is
+# owned (CPython up to 3.13).  CPython 3.14 may leave borrowed references on
+# the stack, so a named array could look like a temporary: no lending there.
+_COUNTS_OWNED_REFERENCES = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
+
+# The operators whose host function is a plain NumPy ufunc: they can write
+# their result into an operand of the result's dtype and shape.
+_ELIDABLE = frozenset(
+    [
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "maximum",
+        "minimum",
+        "pow",
+        "remainder",
+        "hypot",
+        "atan2",
+        "copysign",
+        "logaddexp",
+    ]
+)
+
+
+def _lendable(x: UnifiedArray, native: np.ndarray) -> np.ndarray | None:
+    """``native`` (x's host copy) if x's buffer is host-only, with no alias
+    of its host copy that may be alive (see ``UnifiedBuffer._export_host``)
+    and not watched by a weak reference; else None."""
+    buf = x._buf
+    if x._chain is None and len(buf._copies) == 1 and not buf._host_aliased() and not weakref.getweakrefcount(x):
+        return native
+    return None
+
+
+def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` (and not beyond it)."""
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
+def _ufunc_result_dtype(fn: Any, lhs: np.ndarray, rhs: Any, reflected: bool = False) -> np.dtype | None:
+    """The dtype the ufunc ``fn`` gives for ``fn(lhs, rhs)`` (its own type
+    resolution: ``divide`` of integers is float64, which ``result_type``
+    does not know), Python scalars weak; None where it has no loop."""
+    t = type(rhs)
+    other = rhs.dtype if t is np.ndarray else np.dtype(bool) if t is bool else t
+    try:
+        return fn.resolve_dtypes((other, lhs.dtype, None) if reflected else (lhs.dtype, other, None))[-1]
+    except Exception:  # no loop for these dtypes: the general path gives the error
+        return None
+
+
+def _into(fn: Any, lhs: np.ndarray, rhs: Any, reflected: bool, target: np.ndarray) -> np.ndarray | None:
+    """``fn(lhs, rhs)`` written into ``target`` (an operand), if the result
+    has target's dtype and shape (NumPy's promotion rules, Python scalars
+    weak); else None."""
+    if _ufunc_result_dtype(fn, lhs, rhs, reflected) != target.dtype:
+        return None
+    if (
+        type(rhs) is np.ndarray
+        and rhs.shape != lhs.shape
+        and not (_broadcasts_to(lhs.shape, target.shape) and _broadcasts_to(rhs.shape, target.shape))
+    ):
+        return None
+    return fn(rhs, lhs, out=target) if reflected else fn(lhs, rhs, out=target)
+
+
+def binary_function(name: str, x1: Any, x2: Any) -> UnifiedArray:
+    """A binary elementwise function: at least one argument is an array."""
+    if type(x1) is UnifiedArray:
+        res = operate(x1, x2, name)
+        other = x2
+    elif type(x2) is UnifiedArray:
+        res = operate(x2, x1, name, reflected=True)
+        other = x1
+    else:
+        traced = traced_call(binary_function, (name, x1, x2))
+        if traced is not NotImplemented:
+            return traced
+        raise TypeError(f"{name}: at least one argument must be a UnifiedArray")
+    if res is NotImplemented:
+        raise TypeError(f"{name}: unsupported operand type {type(other).__name__}")
+    return res
+
+
+def inplace(x: UnifiedArray, y: Any, name: str) -> Any:
+    """``x <op>= y``: computed as ``x <op> y``, written into x through the
+    buffer.  The dtype and shape must stay x's."""
+    _rules.inplace_operand(name, x._buf._dtype, y)  # the cast into x, checked before anything runs
+    if _inplace_on_host(x, y, name):
+        return x
+    res = operate(x, y, name)
+    if res is NotImplemented:
+        return NotImplemented
+    if res.shape != x._shape:
+        raise ValueError(f"in-place {name} would change the shape {x._shape} to {res.shape}")
+    if res._buf._dtype != x._buf._dtype:
+        _rules.inplace_result(name, x._buf._dtype, res._buf._dtype)
+        res = call("astype", (res, x._buf._dtype), {"copy": False})  # NumPy's x += y: computed, then cast
+    write(x, Ellipsis, res, f"in-place {name}")
+    return x
+
+
+#: The in-place operators whose host function is a NumPy ufunc that can write
+#: into its first operand.
+_IN_PLACE_UFUNCS = frozenset(
+    [
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "pow",
+        "remainder",
+        "bitwise_and",
+        "bitwise_or",
+        "bitwise_xor",
+        "bitwise_left_shift",
+        "bitwise_right_shift",
+    ]
+)
+
+
+def _inplace_on_host(x: UnifiedArray, y: Any, name: str) -> bool:
+    """``x <op>= y`` computed into x's host memory (one pass, no temporary,
+    as NumPy's ``X -= mean``), through the buffer's write, where that gives
+    what the general path gives: a large x current on the host (a whole
+    array or a real view), y a Python scalar or a current host array, the
+    result of x's dtype and shape, and no error possible after the first
+    element is written (no integer ``**``, no ``np.errstate`` set to raise).
+    False where it does not apply; nothing is written then."""
+    if name not in _IN_PLACE_UFUNCS:
+        return False
+    lhs = host_native(x)
+    if lhs is None or lhs.nbytes < ELIDE_BYTES:
+        return False  # small: the general path's copy costs less than these checks
+    ty = type(y)
+    if ty is UnifiedArray:
+        rhs = host_native(y)
+        if rhs is None or not _broadcasts_to(rhs.shape, lhs.shape):
+            return False
+    elif ty in PY_SCALARS:
+        check_scalar(x, y, name)  # never a constant: no in-place operator compares
+        rhs = y
+    else:
+        return False
+    if (name == "pow" and lhs.dtype.kind in "iu") or "raise" in np.geterr().values():
+        return False
+    fn = _HOST_FN.get(name)
+    if fn is None:
+        fn = _HOST_FN[name] = resolve(CPU, name)
+    if _ufunc_result_dtype(fn, lhs, rhs) != lhs.dtype:
+        return False
+    x._buf._apply_write(CPU, lambda base: fn(lhs, rhs, out=lhs), f"in-place {name}")
+    return True

@@ -1,0 +1,53 @@
+"""Resolution: a device's compute function by name, resolved once.
+
+One cache (:data:`RESOLVED`) of ``(device, dotted path)`` to that device's
+function of the compute namespace (:mod:`unifiedarray.compute`): resolving
+costs more than a small call, so it is done once per device and name.
+
+Example
+-------
+>>> from unifiedarray import _resolve
+>>> from unifiedarray._devices import CPU
+>>> _resolve.resolve(CPU, "linalg.solve") is not None
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import compute
+from ._devices import Device
+from .backends import backend_for
+
+__all__ = ["RESOLVED", "namespace_for", "resolve"]
+
+# (device, dotted path) -> that device's function (path "" is the namespace
+# itself), or None where the backend lacks it.
+RESOLVED: dict[tuple[Device, str], Any] = {}
+
+
+def resolve(dev: Device, path: str) -> Any:
+    """The function ``path`` (``"sum"``, ``"linalg.solve"``) of ``dev``'s
+    compute namespace, or None if the backend lacks it."""
+    key = (dev, path)
+    try:
+        return RESOLVED[key]
+    except KeyError:
+        pass
+    if path == "":
+        backend_for(dev)  # a clear error for a device this machine lacks
+        obj: Any = compute.namespace_for(dev)
+    else:
+        obj = resolve(dev, "")
+        for part in path.split("."):
+            obj = getattr(obj, part, None)
+            if obj is None:
+                break
+    RESOLVED[key] = obj
+    return obj
+
+
+def namespace_for(dev: Device) -> Any:
+    """The compute namespace of ``dev`` (see :mod:`unifiedarray.compute`)."""
+    return resolve(dev, "")

@@ -1,0 +1,112 @@
+"""Results: native arrays made arrays of their own.
+
+The conversion vocabulary (native arrays and UnifiedArrays), one verb per
+meaning, used everywhere in the package:
+
+* **adopt** (:func:`adopt`): a native the caller owns, known to alias
+  nothing, becomes a new array's only copy: no copy, no checks (the fast
+  paths' and every result's last step; :func:`unifiedarray._buffer.adopt`
+  is the same one level down, a buffer).
+* **wrap a result** (:func:`wrap_result`): whatever a backend function
+  returned (an array, a NumPy scalar, a tuple or list of them, a Python
+  value) becomes arrays of their own: memory shared with an input is
+  copied first.
+* **intake** (:func:`unifiedarray._intake.intake`): foreign data (a CuPy
+  or MLX array, an ndarray, a list) becomes an array: always a copy, since
+  the library cannot watch foreign memory.
+* **send back** (:func:`send_back`): a host result (of a host fallback)
+  moved to the device the call was placed on: a counted move.
+
+A result never shares memory with another buffer unseen: a write to one
+would leave the other's copies stale.
+
+Example
+-------
+>>> import numpy as np
+>>> from unifiedarray._devices import CPU
+>>> wrap_result((np.arange(3), np.float64(2.0)), CPU)[1].shape
+()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._array import UnifiedArray
+from ._buffer import adopt as _adopt_buffer
+from ._buffer import upload_new
+from ._devices import CPU, Device
+from .backends import backend_for
+
+__all__ = ["adopt", "send_back", "wrap_result"]
+
+# object.__new__, bound once: every result is made with it, and the
+# attribute lookup is a measurable share of a small call.
+_new = object.__new__
+
+
+def adopt(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
+    """A new whole array on a new buffer that adopts ``native`` (a native
+    array of ``dev`` holding ``dtype``, which the caller owns and nothing
+    else aliases), without checks: what :func:`wrap_result` ends in, and
+    what the fast paths call."""
+    arr = _new(UnifiedArray)
+    buf = arr._buf = _adopt_buffer(native, dev, dtype)
+    arr._chain = None
+    arr._shape = buf._shape
+    arr._hostview = None
+    return arr
+
+
+def wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:
+    """Wrap whatever a backend function returned: arrays, tuples of arrays
+    (named tuples keep their type), or plain Python values.  A result that
+    shares memory with an input (NumPy's and CuPy's reshape, ``real`` of a
+    real array) gets memory of its own: two buffers never share memory
+    unseen, or a write to one would leave the other's copies stale."""
+    if dev is CPU:
+        tres = type(res)
+        if tres is np.ndarray:
+            if res.base is None:
+                for inp in inputs:
+                    if res is inp:
+                        return adopt(res.copy(), CPU, res.dtype)
+            else:
+                for inp in inputs:
+                    if type(inp) is np.ndarray and np.may_share_memory(res, inp):
+                        return adopt(res.copy(), CPU, res.dtype)
+            return adopt(res, CPU, res.dtype)
+        if isinstance(res, np.generic):
+            return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d array from a NumPy scalar
+    else:
+        backend = backend_for(dev)
+        if backend.is_native(res):
+            if backend.results_alias:
+                for inp in inputs:
+                    if res is inp or (backend.is_native(inp) and backend.aliases(res, inp)):
+                        res = backend.copy(res)
+                        break
+            return adopt(res, dev, backend.dtype_of(res))
+    if isinstance(res, tuple):
+        items = [wrap_result(r, dev, inputs) for r in res]
+        return type(res)(*items) if hasattr(res, "_fields") else tuple(items)
+    if isinstance(res, list):
+        return [wrap_result(r, dev, inputs) for r in res]
+    return res
+
+
+def send_back(res: Any, device: Device, reason: str) -> Any:
+    """A host result moved to ``device`` (counted), as an array there."""
+    if device is CPU:
+        return res
+    if type(res) is UnifiedArray:
+        return UnifiedArray._from_buffer(upload_new(res._buf._copies[CPU], device, reason, explicit=False))
+    if isinstance(res, tuple):
+        items = [send_back(r, device, reason) for r in res]
+        return type(res)(*items) if hasattr(res, "_fields") else tuple(items)
+    if isinstance(res, list):
+        return [send_back(r, device, reason) for r in res]
+    return res

@@ -1,0 +1,142 @@
+"""Subscripts: ``x[key]`` (views for basic indices, copies for elements and
+advanced indices) and ``x[key] = value`` (through the buffer).
+
+Example
+-------
+>>> import unifiedarray as xp
+>>> from unifiedarray._subscripts import getitem, setitem
+>>> x = xp.arange(4)
+>>> setitem(x, 0, 7)
+>>> getitem(x, slice(0, 2)).tolist()
+[7, 1]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _index as index
+from . import _rules
+from ._access import host_current, native_on
+from ._array import UnifiedArray
+from ._calls import call, call_mixed
+from ._devices import CPU
+from ._intake import intake
+from ._operators import PY_SCALARS
+from ._results import adopt, wrap_result
+from ._writes import cast_value, write
+
+__all__ = ["getitem", "setitem"]
+
+# object.__new__, bound once: every view is made with it, and the attribute
+# lookup is a measurable share of a small call.
+_new = object.__new__
+
+
+def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
+    """``x[key]``: a view for basic indices (sharing x's buffer), a new 0-d
+    array for an integer per axis, a new array for advanced indices."""
+    buf = x._buf
+    if x._chain is None and buf._placement is CPU and CPU in buf._valid and buf._pending is None:
+        # The commonest indices of a whole host array: a slice or an integer
+        # of the first axis (a view; a trailing Ellipsis keeps NumPy from
+        # giving a scalar), or an integer for every axis (an element).
+        tkey = type(key)
+        if tkey is slice or (tkey is tuple and index.all_slices(key)):
+            # _host_view, inlined: this is most of a small slice's cost.
+            native = buf._copies[CPU][key]
+            out = _new(UnifiedArray)
+            out._buf = buf
+            out._chain = (key,)
+            out._shape = native.shape
+            out._hostview = native
+            return out
+        if index.one_element(key, len(x._shape)):
+            return adopt(np.asarray(buf._copies[CPU][key]), CPU, buf._dtype)
+        if tkey is int:
+            key = (key, Ellipsis)
+            return _host_view(x, key, buf._copies[CPU][key])
+    if index.is_basic_key(key):
+        if index.one_element(key, len(x._shape)):
+            return _element(x, key)
+        return _view(x, key)
+    if type(key) is UnifiedArray:
+        # A boolean mask or an integer array, both whole and current on the
+        # host: NumPy's advanced indexing directly.
+        host, picked = host_current(x), host_current(key)
+        if host is not None and picked is not None:
+            return wrap_result(host[picked], CPU, (host,))
+    return call_mixed("getitem", (x, _key_arrays(key)), reason="UnifiedArray.__getitem__")
+
+
+def _key_arrays(key: Any) -> Any:
+    """Lists and ndarrays in an index are host arrays (as NumPy reads them)."""
+    if isinstance(key, list | np.ndarray):
+        return intake(index.sequence_array(key) if type(key) is list else key)
+    if type(key) is tuple:
+        return tuple(
+            intake(index.sequence_array(k) if type(k) is list else k) if isinstance(k, list | np.ndarray) else k
+            for k in key
+        )
+    return key
+
+
+def _host_view(x: UnifiedArray, key: Any, native: np.ndarray) -> UnifiedArray:
+    out = _new(UnifiedArray)
+    out._buf = x._buf
+    out._chain = (key,)
+    out._shape = native.shape
+    out._hostview = native
+    return out
+
+
+def _element(x: UnifiedArray, key: Any) -> UnifiedArray:
+    """One element, selected by an integer per axis, as a new 0-d array: a
+    copy, as NumPy gives (a scalar) and array-api-strict does, so that
+    ``old = x[i]; x[i] = new`` keeps the old value."""
+    reason = "UnifiedArray.__getitem__"
+    if x._buf._placement is CPU:
+        host = native_on(x, CPU, reason)
+        return adopt(np.asarray(host[key]), CPU, host.dtype)
+    index.normalise(x._shape, key)  # NumPy's IndexError, at the call: some backends check nothing
+    return call("getitem", (x, key), reason=reason)
+
+
+def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
+    key = index.view_key(key)
+    buf = x._buf
+    out = _new(UnifiedArray)
+    out._buf = buf
+    parent = x._chain
+    out._chain = (key,) if parent is None else (*parent, key)
+    base = buf._copies.get(CPU) if parent is None else x._hostview
+    if buf._placement is CPU and buf._pending is None and CPU in buf._valid and base is not None:
+        # A current host copy: the native view now (taking a view reads nothing).
+        view = base[key]
+        out._hostview = view
+        out._shape = view.shape
+    else:
+        out._hostview = None
+        out._shape = index.basic_shape(x._shape, key)
+    return out
+
+
+def setitem(x: UnifiedArray, key: Any, value: Any) -> None:
+    """``x[key] = value``, through the buffer on x's device."""
+    dev = x._buf._placement
+    reason = "UnifiedArray.__setitem__"
+    if type(value) is not UnifiedArray:
+        if value is None or isinstance(value, PY_SCALARS):
+            value = _rules.store(x._buf._dtype, value, "__setitem__")  # converted: every backend stores it exactly
+        else:
+            value = intake(value)
+    if type(value) is UnifiedArray and value._buf._dtype != x._buf._dtype:
+        value = cast_value(value, x._buf._dtype, "__setitem__")
+    key = _key_arrays(key)
+    if type(key) is UnifiedArray:
+        key = native_on(key, dev, reason)
+    elif type(key) is tuple:
+        key = tuple(native_on(k, dev, reason) if type(k) is UnifiedArray else k for k in key)
+    write(x, key, value, reason)
