@@ -89,10 +89,6 @@ def test_no_import_cycle_outside_the_backends_package():
     assert cycles == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the backends package's __init__ holds the registry its children import (issue #21, item 4)",
-)
 def test_no_import_cycle_in_the_package():
     assert import_cycles() == []
 
