@@ -549,6 +549,22 @@ def _foreign(value: Any) -> UnifiedArray:
     return adopted(*host_data(value, "cannot combine a UnifiedArray with"))
 
 
+def array_or_scalar(value: Any, name: str) -> Any:
+    """An argument the standard types as "an array or a Python scalar"
+    (``where``'s values, ``searchsorted``'s ``x2``, ``isin``'s operands),
+    taken as the binary operators take it: a UnifiedArray or a Python scalar
+    (its exact type: the rules' weak scalar) as it is; other array data, a
+    NumPy scalar (``np.float32(nan)``, as xarray passes) or array, an MLX or
+    CuPy array, as data of its own dtype (:func:`_foreign`, NumPy's strong
+    scalar); anything else a ``TypeError`` naming the function."""
+    t = type(value)
+    if t is UnifiedArray or t in PY_SCALARS:
+        return value
+    if backend_of_native(value) is not None or hasattr(value, "__array__"):
+        return _foreign(value)
+    raise TypeError(f"{name}: expected an array or a Python scalar, got {t.__name__}")
+
+
 def host_data(value: Any, what: str) -> tuple[np.ndarray, Device, np.dtype]:
     """Foreign host data as a new host array of one of the standard's dtypes
     (data in the other byte order comes in as the same dtype in native
