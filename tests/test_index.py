@@ -167,6 +167,36 @@ def test_a_written_value_is_checked_as_numpy_checks_it(case: tuple, data: st.Dat
     shape, key = case
     read = outcome(lambda: np.empty(shape)[key].shape)
     value_shape = data.draw(value_shapes(read[1] if read[0] == "ok" else (2,)))
+    _check_written_value(shape, key, value_shape)
+
+
+@pytest.mark.parametrize(
+    "shape,key,value_shape",
+    [
+        ((), (False,), (1, 0)),  # a 0-d boolean over a 0-d array is a mask: only a 0-d or 1-d value (MLX took it)
+        ((), (np.True_,), (1, 1)),
+        ((), (np.asarray(False),), (2,)),
+        ((), (Ellipsis, False), (1, 0)),  # with the ellipsis NumPy takes it
+        ((3,), (False,), (1, 0)),
+    ],
+)
+def test_a_value_written_through_a_0d_boolean_is_checked_as_numpy_checks_it(
+    shape: tuple, key: tuple, value_shape: tuple
+) -> None:
+    _check_written_value(shape, key, value_shape)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_0d_boolean_writes_into_a_0d_array_as_numpy_on_every_device(device: str) -> None:
+    a = np.zeros(())
+    for key, value_shape in [(False, (1, 0)), (True, (1, 1)), (True, (2,)), (True, (1,))]:
+        expected = outcome(lambda: a.__setitem__(key, np.ones(value_shape)))  # noqa: B023
+        x = xp.zeros((), device=device)
+        got = outcome(lambda: x.__setitem__(key, xp.ones(value_shape, device=device)))  # noqa: B023
+        assert got[:2] == expected[:2], (device, key, value_shape, got, expected)
+
+
+def _check_written_value(shape: tuple, key: Any, value_shape: tuple) -> None:
     x = np.zeros(shape)
 
     def write() -> None:

@@ -17,10 +17,13 @@ from typing import Any
 import array_api_strict
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from numpy.exceptions import ComplexWarning
 
 import unifiedarray as xp
 from unifiedarray import _rules
+from unifiedarray.backends import backend_for
 
 from .conftest import DEVICES
 
@@ -352,3 +355,67 @@ def test_linspace_is_numpys_on_every_device(device: str, dtype: str, bounds: tup
         got = xp.linspace(*bounds, dtype=np.dtype(dtype), device=device, endpoint=endpoint)
         assert got.dtype == expected.dtype
         assert np.asarray(got).tolist() == expected.tolist(), (bounds, dtype, endpoint)
+
+
+# -- NumPy scalars and arrays where the standard takes "an array or a Python scalar" ---------------
+
+_REAL_DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64", "uint64", "float16", "float32", "float64"]
+
+#: the entries typed "array | Python scalar", and the binary operator for reference, with NumPy data
+#: ``v`` (a NumPy scalar, 0-d or 1-d array) on the left or the right of an array ``a``.
+_ARRAY_OR_SCALAR_CALLS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "where(c, a, v)": lambda ns, a, v: ns.where(_condition(ns, a), a, v),
+    "where(c, v, a)": lambda ns, a, v: ns.where(_condition(ns, a), v, a),
+    "searchsorted(a, v)": lambda ns, a, v: ns.searchsorted(ns.sort(a), v),
+    "isin(a, v)": lambda ns, a, v: ns.isin(a, v),
+    "isin(v, a)": lambda ns, a, v: ns.isin(v, a),
+    "a + v": lambda ns, a, v: a + v,
+}
+
+
+def _condition(ns: Any, a: Any) -> Any:
+    return ns.asarray([True, False, True]) if ns is np else xp.asarray([True, False, True], device=a.device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("call", sorted(_ARRAY_OR_SCALAR_CALLS))
+@given(
+    adtype=st.sampled_from(_REAL_DTYPES),
+    vdtype=st.sampled_from(_REAL_DTYPES),
+    value=st.sampled_from([0, 1, 2, -1, 1.5, 300, float("nan")]),
+    form=st.sampled_from(["scalar", "0-d", "1-d"]),
+)
+@example(adtype="float32", vdtype="float32", value=float("nan"), form="scalar")  # xarray's rolling().mean()
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_numpy_data_in_array_or_scalar_arguments_is_numpys(
+    device: str, call: str, adtype: str, vdtype: str, value: float, form: str
+) -> None:
+    """xarray's ``where(cond, data, np.float32(nan))`` raised ``TypeError``
+    (a NumPy scalar is no Python scalar) and a NumPy array there leaked
+    ``ndarray()``'s own error: in ``where``, ``searchsorted`` and ``isin``,
+    NumPy data is data of its own dtype, as the binary operators take it, and
+    the answer is NumPy's, dtype and values, on every device."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        v = np.asarray(value).astype(vdtype)
+    v = {"scalar": v[()], "0-d": v, "1-d": v.reshape(1)}[form]
+    a_np = np.asarray([2, 0, 1]).astype(adtype)
+    fn = _ARRAY_OR_SCALAR_CALLS[call]
+    expected = outcome(lambda: fn(np, a_np, v))
+    got = outcome(lambda: fn(xp, xp.asarray(a_np, device=device), v))
+    backend = backend_for(device)
+    dev = xp.Device.parse(device)
+    if not (backend.supports_dtype(np.dtype(adtype), dev) and backend.supports_dtype(np.dtype(vdtype), dev)):
+        # A dtype the device cannot hold is its clear TypeError (promise 3), not NumPy's answer.
+        assert (got[0] == "raises" and issubclass(got[1], TypeError)) or got == expected, (call, device, got)
+        return
+    assert got == expected, f"{call} with {adtype} array and {form} {v!r} on {device}: {got}, NumPy: {expected}"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_where_refuses_what_is_no_array_nor_scalar_naming_itself(device: str) -> None:
+    x = xp.asarray([1.0, 2.0], device=device)
+    c = xp.asarray([True, False], device=device)
+    for bad in ("a", None, [1.0, 2.0]):
+        with pytest.raises(TypeError, match="where: expected an array or a Python scalar"):
+            xp.where(c, x, bad)

@@ -540,7 +540,12 @@ def normalise(
     ix.basic = None
     ix.basic_target = ()
     ix.target = ix.shape
-    ix.sole_mask = len(items) == 1 and type(items[0]) is _Array and items[0].kind == "b" and len(items[0].shape) == ndim
+    only = items[0] if len(items) == 1 else None
+    # One boolean covering every axis, a 0-d one (x[False] of a 0-d x) too:
+    # NumPy's boolean assignment, which takes only a 0-d or 1-d value.
+    ix.sole_mask = (type(only) is _Array and only.kind == "b" and len(only.shape) == ndim) or (
+        type(only) is _Bool0 and ndim == 0
+    )
     # NumPy's order: a written value's shape, then the index arrays' bounds.
     ix.value = None if value is None else ix.fit_value(value)
     if math.prod(block):

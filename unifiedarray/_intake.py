@@ -26,7 +26,7 @@ from ._devices import CPU
 from ._results import adopt, wrap_result
 from .backends import backend_of_native
 
-__all__ = ["check_scalar", "intake", "intake_host", "standard_host"]
+__all__ = ["array_or_scalar", "check_scalar", "intake", "intake_host", "standard_host"]
 
 
 def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) -> bool | None:
@@ -38,6 +38,30 @@ def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) 
     Every path of :func:`operate` (and the in-place operators) calls this,
     and nothing else in the dispatch decides a scalar's fate."""
     return _rules.binary_scalar(op, x._buf._dtype, value, reflected)
+
+
+def array_or_scalar(value: Any, name: str) -> Any:
+    """An argument the standard types as "an array or a Python scalar"
+    (``where``'s values, ``searchsorted``'s ``x2``, ``isin``'s operands),
+    taken as the binary operators take it: a UnifiedArray or a Python scalar
+    (its exact type: the rules' weak scalar) as it is; other array data, a
+    NumPy scalar (``np.float32(nan)``, as xarray passes) or array, an MLX or
+    CuPy array, as data of its own dtype (:func:`intake`, NumPy's strong
+    scalar); anything else a ``TypeError`` naming the function.
+
+    >>> import numpy as np
+    >>> array_or_scalar(np.float32(1.5), "where").dtype
+    dtype('float32')
+    """
+    t = type(value)
+    if t is UnifiedArray or t in _PY_SCALARS:
+        return value
+    if backend_of_native(value) is not None or hasattr(value, "__array__"):
+        return intake(value)
+    raise TypeError(f"{name}: expected an array or a Python scalar, got {t.__name__}")
+
+
+_PY_SCALARS = (bool, int, float, complex)
 
 
 def intake(value: Any) -> UnifiedArray:

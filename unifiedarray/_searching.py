@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import _calls, _rules
+from . import _calls, _intake, _rules
 from ._array import UnifiedArray
 
 _INDEX = np.dtype(np.int64)
@@ -69,6 +69,7 @@ def searchsorted(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.searchsorted.html
     """
+    x2 = _intake.array_or_scalar(x2, "searchsorted")
     if type(x2) is not UnifiedArray and type(x1) is UnifiedArray:
         # A Python scalar: the rules' kind and range (one outside an integer
         # x1's range sorts before or after every element).
@@ -89,6 +90,7 @@ def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.where.html
     """
     _calls.require_arrays("where", condition)
+    x1, x2 = _intake.array_or_scalar(x1, "where"), _intake.array_or_scalar(x2, "where")
     t1, t2 = type(x1) is UnifiedArray, type(x2) is UnifiedArray
     arr: Any = x1 if t1 else x2
     value: Any = x2 if t1 else x1
