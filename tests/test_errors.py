@@ -32,7 +32,7 @@ from numpy.exceptions import AxisError
 from numpy.linalg import LinAlgError
 
 import unifiedarray as ua
-from tests.conftest import HAS_MLX
+from tests.conftest import DEVICES, HAS_MLX
 
 pytestmark = pytest.mark.skipif(not HAS_MLX, reason="MLX unavailable")
 
@@ -390,6 +390,28 @@ def test_drawn_integer_powers(dtype: str, exps: list[int], scalar: bool) -> None
         host, mlx, ref = _both(lambda xp, A: xp.pow(A(base, dtype), A(exps, dtype)))
         negative = min(exps) < 0
     assert host is mlx is ref is (ValueError if negative else None), (host, mlx, ref)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda b: 0**b,
+        lambda b: b**-1,
+        lambda b: ua.pow(ua.ones_like(b), b),
+        lambda b: ua.where(2, b, 0**b),  # the arguments first: pow's ValueError, not where's TypeError
+    ],
+    ids=["reflected operator", "scalar exponent", "pow", "inside where"],
+)
+def test_integers_to_negative_powers_raise_at_the_call_on_every_device(dev: str, call: Callable[[Any], Any]) -> None:
+    """On a freshly uploaded exponent too (on the simulated GPU its copy is
+    still queued: the kernel there raised only when it ran, so the error came
+    at a later synchronisation or not at all, and ``where``'s TypeError came
+    first)."""
+    for _ in range(3):
+        b = ua.asarray(np.array([-3, 2], dtype=np.int8), device=dev)
+        with pytest.raises(ValueError, match="negative integer powers"):
+            call(b)
 
 
 # -- at the namespace level (where the lead's array layer does not reach yet) ------------------

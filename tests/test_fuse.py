@@ -10,6 +10,7 @@ hold whatever the rules become.
 
 from __future__ import annotations
 
+import inspect
 import math
 import operator
 import threading
@@ -47,6 +48,10 @@ OPERATORS = {
 BINARY = ["maximum", "minimum", "atan2", "logaddexp", "hypot", "copysign", "add", "multiply", "floor_divide"]
 REDUCTIONS = ["sum", "prod", "max", "min", "mean"]
 DTYPES = ["bool", "int8", "int32", "int64", "uint8", "float32", "float64", "complex64", "float64", "float32"]
+ASTYPES = ["bool", "int8", "uint8", "int64", "float32", "float64", "complex128"]
+#: Python scalars: of each kind, and ints out of the small integer dtypes' ranges
+#: (the rules' value checks: OverflowError, a comparison's constant)
+SCALARS = [2, -1, 0.5, 3.0, True, 2j, 300, -200, 1e300]
 N_ARRAYS, N_SCALARS = 3, 2
 
 
@@ -62,11 +67,14 @@ def _leaves() -> st.SearchStrategy[Any]:
 
 
 def _extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    bound = st.one_of(st.none(), children)
     return st.one_of(
         st.tuples(st.just("unary"), st.sampled_from(UNARY), children),
         st.tuples(st.just("operator"), st.sampled_from(sorted(OPERATORS)), children, children),
         st.tuples(st.just("function"), st.sampled_from(BINARY), children, children),
         st.tuples(st.just("where"), children, children, children),
+        st.tuples(st.just("clip"), children, bound, bound),
+        st.tuples(st.just("astype"), st.sampled_from(ASTYPES), st.booleans(), children),
     )
 
 
@@ -94,6 +102,11 @@ def evaluate(tree: Any, arrays: tuple, scalars: tuple) -> Any:
         return getattr(xp, tree[1])(evaluate(tree[2], arrays, scalars), evaluate(tree[3], arrays, scalars))
     if kind == "where":
         return xp.where(*(evaluate(t, arrays, scalars) for t in tree[1:]))
+    if kind == "clip":
+        x, lo, hi = (None if t is None else evaluate(t, arrays, scalars) for t in tree[1:])
+        return xp.clip(x, lo, hi)
+    if kind == "astype":
+        return xp.astype(evaluate(tree[3], arrays, scalars), getattr(xp, tree[1]), copy=tree[2])
     _, name, axis, keepdims, body = tree
     return getattr(xp, name)(evaluate(body, arrays, scalars), axis=axis, keepdims=keepdims)
 
@@ -130,7 +143,7 @@ def arguments(draw: Any, dev: str, large: bool = False) -> tuple:
             shape = draw(st.sampled_from(SHAPES))
         layout = draw(st.sampled_from(["whole", "strided", "transposed", "offset"])) if shape else "whole"
         arrays.append(_array(rng, shape, dtype, dev, layout))
-    scalars = tuple(draw(st.sampled_from([2, -1, 0.5, 3.0, True, 2j])) for _ in range(N_SCALARS))
+    scalars = tuple(draw(st.sampled_from(SCALARS)) for _ in range(N_SCALARS))
     return (*arrays, *scalars)
 
 
@@ -211,6 +224,75 @@ def test_fused_gives_what_eager_gives(dev: str, data: Any, tree: Any) -> None:
     _check_tree(tree, args, dev)
 
 
+#: Python scalars by type: a trace is keyed on the type, never on the value
+SAME_KIND = {
+    int: [2, -1, 0, 300, -200, 2**70],
+    float: [0.5, 3.0, -0.0, 1e300],
+    bool: [True, False],
+    complex: [2j, 1 + 1j],
+}
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data(), tree=_trees())
+def test_every_call_asks_the_rules_for_its_scalar_values(dev: str, data: Any, tree: Any) -> None:
+    """One fused function called with scalar values of the same kinds, one
+    after another (one trace): each call gives what the eager call with its
+    values gives (the rules' range checks and comparison constants depend on
+    the value, so a trace cannot keep the first value's answer)."""
+    args = data.draw(arguments(dev))
+    if dev == "mlx" and any(getattr(a, "dtype", None) == np.complex128 for a in args):
+        return
+    fn = function_of(tree)
+    fused = xp.fuse(fn)
+    for _ in range(3):
+        eager = outcome(fn, args)
+        assert_same(outcome(fused, args), eager, dev)
+        scalars = tuple(data.draw(st.sampled_from(SAME_KIND[type(v)])) for v in args[N_ARRAYS:])
+        args = (*args[:N_ARRAYS], *scalars)
+
+
+#: Functions of an array and Python scalars, for every path a scalar takes
+#: through the rules: the operators' gate, where (one scalar, two), clip.
+SCALAR_FUNCTIONS = {
+    "a + s": lambda a, s, t: a + s,
+    "s - a": lambda a, s, t: s - a,
+    "a < s": lambda a, s, t: a < s,
+    "s == a": lambda a, s, t: s == a,
+    "maximum(a, s)": lambda a, s, t: xp.maximum(a, s),
+    "where(a > 1, a, s)": lambda a, s, t: xp.where(a > 1, a, s),
+    "where(a > 1, s, a * 2)": lambda a, s, t: xp.where(a > 1, s, a * 2),
+    "where(a > 1, s, t)": lambda a, s, t: xp.where(a > 1, s, t),
+    "where(a > 1, s, 7)": lambda a, s, t: xp.where(a > 1, s, 7),
+    "clip(a, s, t)": lambda a, s, t: xp.clip(a, s, t),
+    "clip(a, None, s) + t": lambda a, s, t: xp.clip(a, None, s) + t,
+    "clip(a, s, a)": lambda a, s, t: xp.clip(a, s, a),
+    "astype(a, float32) * s": lambda a, s, t: xp.astype(a, xp.float32) * s,
+}
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(sorted(SCALAR_FUNCTIONS)),
+    dtype=st.sampled_from(["uint8", "int8", "int16", "float32", "float64", "bool"]),
+    kinds=st.tuples(st.sampled_from(sorted(SAME_KIND, key=str)), st.sampled_from(sorted(SAME_KIND, key=str))),
+    data=st.data(),
+)
+def test_scalar_values_meet_the_rules_at_every_call(dev: str, name: str, dtype: str, kinds: tuple, data: Any) -> None:
+    """Scalar values of one kind, one call after another (one trace): each
+    call's value is checked and converted by the rules as eagerly (an int
+    out of the array's range raises; a comparison's constant; where's and
+    clip's conversions), never the first call's answer."""
+    fn = SCALAR_FUNCTIONS[name]
+    fused = xp.fuse(fn)
+    a = xp.asarray(np.array([0, 1, 2, 5], dtype=dtype), device=dev)
+    for _ in range(4):
+        s, t = (data.draw(st.sampled_from(SAME_KIND[k])) for k in kinds)
+        assert_same(outcome(fused, (a, s, t)), outcome(fn, (a, s, t)), dev)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data(), tree=_trees())
 def test_blocked_host_evaluation_is_bit_identical(data: Any, tree: Any) -> None:
@@ -251,6 +333,82 @@ def test_traced_once_per_signature(dev: str) -> None:
     fused(xp.ones(5, device=dev), 2.0)  # another shape
     fused(xp.ones(4, dtype=xp.float32, device=dev), 2.0)  # another dtype
     assert fused.cache_info()["traces"] == 4
+
+
+def _arguments_of(name: str, dev: str) -> tuple:
+    """Arguments a namespace function of the fused set takes: arrays of a
+    dtype it is defined for."""
+    dtype = "bool" if name.startswith("logical") else "int64" if name.startswith("bitwise") else "float64"
+    x = xp.asarray(np.array([[0.5, 2.0, 3.0], [1.0, -1.0, 4.0]]).astype(dtype), device=dev)
+    if name == "where":
+        return (x > 1, x, -x)
+    if name == "astype":
+        return (x, xp.float32)
+    if name == "clip":
+        return (x, -x, x * 0.5 + 1)
+    arity = len([p for p in inspect.signature(getattr(xp, name)).parameters.values() if p.default is p.empty])
+    return (x, x * 2 + 1)[:arity]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", sorted(_fuse.ELEMENTWISE | _fuse.REDUCTIONS))
+def test_every_function_of_the_fused_set_reaches_the_tracer(dev: str, name: str) -> None:
+    """Each namespace function that fuses hands its call to the tracer
+    (through the dispatch, or through the dispatch's ``traced_call`` as its
+    first statement where it checks its arguments before the dispatch): a
+    check written for arrays never sees a tracer, so nothing of the fused
+    set runs eagerly for want of it.  A function that gains such a check
+    without the hook fails here."""
+    fn = getattr(xp, name)
+    args = _arguments_of(name, dev)
+    fused = xp.fuse(fn)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = outcome(fused, args)
+    eager = outcome(fn, args)
+    assert_same(got, eager, dev)
+    refused = [str(w.message) for w in caught if issubclass(w.category, xp.FuseWarning)]
+    assert not [m for m in refused if "runs eagerly" in m], refused
+    assert all(isinstance(t, _fuse._Trace) for t in fused._cache.values()) and fused._cache
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_the_rules_value_checks_run_at_every_fused_call(dev: str) -> None:
+    """The examples of the rules: traced with an in-range value, called with
+    one out of range (and back): the eager error or value every time."""
+    a = xp.asarray(np.array([0, 7, 200], dtype=np.uint8), device=dev)
+    cases = [
+        (lambda a, s: xp.where(a > 5, a, s), [3, 300, 4, -1], [None, OverflowError, None, OverflowError]),
+        (lambda a, s: a + s, [1, 300, 2], [None, OverflowError, None]),
+        (lambda a, s: a < s, [8, -1, 256, 8], [None, None, None, None]),
+        (lambda a, s: xp.clip(a, s, 100), [1, -5, 300, 2], [None, None, OverflowError, None]),
+    ]
+    for fn, values, errors in cases:
+        fused = xp.fuse(fn)
+        for s, error in zip(values, errors, strict=True):
+            if error is not None:
+                with pytest.raises(error):
+                    fn(a, s)
+                with pytest.raises(error):
+                    fused(a, s)
+            else:
+                assert_same(outcome(fused, (a, s)), outcome(fn, (a, s)), dev)
+        assert fused.cache_info()["traces"] == 1  # one trace: the values were asked, not the signature
+    assert xp.fuse(lambda a, s: a < s)(a, -1).tolist() == [False] * 3
+
+
+def test_strict_mode_has_traces_of_its_own() -> None:
+    """A trace made outside strict mode is not used inside it, where the
+    rules for arrays differ (int8 + float32 is a TypeError there)."""
+    fused = xp.fuse(lambda a, b: a + b)
+    a, b = xp.ones(3, dtype=xp.int8), xp.ones(3, dtype=xp.float32)
+    assert fused(a, b).dtype == xp.float32
+    with xp.strict():
+        with pytest.raises(TypeError):
+            a + b
+        with pytest.raises(TypeError):
+            fused(a, b)
+    assert fused(a, b).dtype == xp.float32
 
 
 def test_the_cache_is_bounded() -> None:

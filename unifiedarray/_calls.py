@@ -97,15 +97,23 @@ def traced_call(entry: Any, args: tuple) -> Any:
     ``__unifiedarray_trace__``) where an array was expected: the tracer
     records the call (and its eager answer for sample arrays, made by
     calling ``entry`` again).  ``NotImplemented`` where no argument is one,
-    so the caller raises its own error.  Only the dispatch's error paths
-    ask: an array argument never comes here."""
+    so the caller raises its own error.  The dispatch's error paths ask,
+    and so does every namespace function that looks at its arguments before
+    it reaches the dispatch (``where``, ``clip``, ``astype``), as its first
+    statement: a tracer then never meets a check written for arrays."""
     for a in args:
+        if type(a) in _NOT_TRACERS:
+            continue
         items = a if type(a) is tuple else a.values() if type(a) is dict else (a,)
         for item in items:
             hook = getattr(type(item), "__unifiedarray_trace__", None)
             if hook is not None:
                 return hook(item, entry, args)
     return NotImplemented
+
+
+#: What traced_call passes over at once (the namespace functions ask it first, on every call).
+_NOT_TRACERS = frozenset([UnifiedArray, bool, int, float, complex, str, type(None)])
 
 
 def _placed_alike(args: tuple, kwargs: dict[str, Any], dev: Device) -> bool:

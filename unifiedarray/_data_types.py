@@ -50,6 +50,9 @@ def astype(x: UnifiedArray, dtype: DType, /, *, copy: bool = True, device: Devic
     [1]
     """
     if type(x) is not UnifiedArray:
+        traced = _calls.traced_call(astype, (x, dtype, copy, device))
+        if traced is not NotImplemented:
+            return traced  # a tracer of unifiedarray.fuse records the call
         raise TypeError(f"astype: expected a UnifiedArray, got {type(x).__name__}")
     dev = x._buf._placement
     if device is not None:

@@ -15,6 +15,15 @@ gave, bit for bit: where the dispatch does more than the device's function
 (a rule applied before or after it), the operation is not fused.  So a
 fused function gives what the eager one gives, whatever the rules are.
 
+The trace is keyed on the kinds of the Python scalars, not their values:
+what the rules (:mod:`unifiedarray._rules`) decide from a value (an int out
+of an array's range, a comparison's constant, ``where``'s and ``clip``'s
+conversions) is asked again, through the same rules, before each call runs
+(:class:`_ScalarRule`); another answer than the trace's runs the call
+eagerly.  ``where``, ``clip`` and ``astype`` check their arguments before
+the dispatch: they hand a tracer their call first (the dispatch's
+``traced_call``), and the tracer records the dispatch calls they make.
+
 Evaluation, per device:
 
 * host: each run of elementwise operations is evaluated block by block
@@ -35,8 +44,8 @@ Evaluation, per device:
   runtime of the tests) runs the recorded calls one by one.
 
 What cannot be fused (an operation outside elementwise functions,
-operators, ``where`` and the reductions ``sum``, ``prod``, ``max``, ``min``,
-``mean``; indexing; Python control flow on array values; arrays that are not
+operators, ``where``, ``clip``, ``astype`` and the reductions ``sum``,
+``prod``, ``max``, ``min``, ``mean``; indexing; Python control flow on array values; arrays that are not
 arguments) runs eagerly, and the fused function says so once with a
 :class:`FuseWarning` naming the operation.
 
@@ -64,7 +73,7 @@ from typing import Any, Generic, NamedTuple, ParamSpec, TypeVar, overload
 
 import numpy as np
 
-from . import _access, _calls, _operators, _reductions, _resolve, _results
+from . import _access, _calls, _operators, _reductions, _resolve, _results, _rules
 from ._array import UnifiedArray
 from ._devices import CPU, Device
 from .backends import backend_for
@@ -89,7 +98,7 @@ THREAD_MIN = 16 * BLOCK
 
 _SCALAR_KINDS = (bool, int, float, complex)
 
-#: What fuses: the elementwise functions (the operators end in them) and where ...
+#: What fuses: the elementwise functions (the operators end in them), where, clip, astype ...
 ELEMENTWISE = frozenset(
     [
         *("abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and"),
@@ -99,7 +108,7 @@ ELEMENTWISE = frozenset(
         *("log", "log1p", "log2", "log10", "logaddexp", "logical_and", "logical_not", "logical_or"),
         *("logical_xor", "maximum", "minimum", "multiply", "negative", "nextafter", "not_equal", "positive"),
         *("pow", "real", "reciprocal", "remainder", "round", "sign", "signbit", "sin", "sinh", "sqrt"),
-        *("square", "subtract", "tan", "tanh", "trunc", "where"),
+        *("square", "subtract", "tan", "tanh", "trunc", "where", "clip", "astype"),
     ]
 )
 #: ... and these reductions (over all axes or some).
@@ -135,7 +144,16 @@ class _NeedsValue(BaseException):
 
 
 class _EagerRaises(BaseException):
-    """The eager call raises for this signature (a probe raised)."""
+    """The eager call raises for this signature (a probe raised), or the
+    rules answer this call's scalar values otherwise than their kind's
+    usual answer (a comparison's constant): this call runs eagerly, and
+    nothing is kept."""
+
+
+class _Mismatch(Exception):
+    """A call's scalar values take another path through the rules than the
+    trace's (another dtype, a bound dropped, a comparison's constant): the
+    call runs eagerly."""
 
 
 class _Node(NamedTuple):
@@ -160,6 +178,9 @@ class _Recording:
         self.nodes: list[_Node] = []
         self.consts: dict[int, Any] = {}
         self.shapes: dict[int, tuple[int, ...]] = {}
+        self.scalar_index: dict[int, int] = {}  # a scalar argument's slot -> its place among the scalar arguments
+        self.rules: list[_ScalarRule] = []  # asked at every call, in this order
+        self.derived: list[int] = []  # the slots of the values the rules give, in the rules' order
 
     def new_slot(self) -> int:
         self.slots += 1
@@ -172,21 +193,25 @@ class _Recording:
         return slot
 
     def record(self, entry: Any, args: tuple) -> ArrayTracer:
-        """The call ``entry(*args)`` of the dispatch, with tracers among
-        ``args``: checked, probed on samples, recorded."""
+        """The call ``entry(*args)`` of the dispatch (or of a namespace
+        function that checks its arguments before the dispatch), with
+        tracers among ``args``: checked, probed on samples, recorded."""
+        if entry not in _DISPATCH_ENTRIES:
+            name = getattr(entry, "__name__", repr(entry))
+            recorder = _NAMESPACE_RECORDERS.get(name)
+            if recorder is None or not getattr(entry, "__module__", "").startswith("unifiedarray."):
+                raise _Unfusable(name)
+            return recorder(self, entry, args)
         name, operands, kwargs = _call_of(entry, args)
         if name not in ELEMENTWISE and name not in REDUCTIONS:
             raise _Unfusable(name)
         for value in kwargs.values():
             _check_static(value, name)
+        self._scalar_rules(entry, name, operands)
         slots = tuple(self._operand(o, name) for o in operands)
         reduction = name in REDUCTIONS
         # The eager answer, for samples of the same dtypes on the same device.
-        try:
-            with np.errstate(all="ignore"):
-                sample = entry(*_substitute(args))
-        except Exception as exc:
-            raise _EagerRaises() from exc
+        sample = self.probe(entry, args)
         if type(sample) is not UnifiedArray or sample.device != self.dev:
             raise _Unfusable(f"{name} (its result is not an array on {self.dev})")
         shapes = [self.shapes[s] for s in slots]
@@ -207,14 +232,77 @@ class _Recording:
         self.shapes[slot] = shape
         return ArrayTracer(self, slot, shape, sample.dtype, sample)
 
+    def probe(self, entry: Any, args: tuple, kwargs: dict[str, Any] | None = None) -> Any:
+        """``entry`` called eagerly on the samples (and the scalars' values
+        at this call); its error makes this call run eagerly."""
+        try:
+            with np.errstate(all="ignore"):
+                return entry(*_substitute(args), **(kwargs or {}))
+        except Exception as exc:
+            raise _EagerRaises() from exc
+
+    def _scalar_rules(self, entry: Any, name: str, operands: tuple) -> None:
+        """The rule every call asks for a scalar argument that meets an
+        array in an operator or binary function: the dispatch's one gate
+        for it (:func:`unifiedarray._intake.check_scalar`, i.e.
+        ``_rules.binary_scalar``) must let the value through unchanged, as
+        it does for this call's value (a value out of the array's range
+        raises; a comparison's constant is answered eagerly).  Elsewhere a
+        scalar argument becomes a constant of the trace."""
+        for i, o in enumerate(operands):
+            if type(o) is not ScalarTracer or o._slot not in self.scalar_index:
+                continue
+            other = operands[1 - i] if len(operands) == 2 else None
+            if entry in (_operators.operate, _operators.binary_function) and type(other) is ArrayTracer:
+                self.derive((o,), functools.partial(_operator_scalar, name, other.dtype, i == 0))
+            else:
+                raise _NeedsValue(o._argument)
+
+    def derive(self, sources: tuple, convert: Callable[..., tuple]) -> tuple:
+        """``convert(*values)``: the rules' check (an empty tuple) or
+        conversion of scalar operands, for the values of ``sources``
+        (scalar tracers, Python scalars and other constants).  Where a
+        source is a scalar argument, ``convert`` becomes a rule asked at
+        every call with that call's values (its error, or a
+        :class:`_Mismatch`, runs the call eagerly) and its values are
+        scalar tracers; else they are constants."""
+        try:
+            with np.errstate(all="raise"):
+                values = convert(*[_value(s) for s in sources])
+        except Exception as exc:
+            raise _EagerRaises() from exc  # this call's value takes another path: eagerly, nothing kept
+        arguments = [s for s in sources if type(s) is ScalarTracer]
+        if not arguments:
+            return tuple(values)
+        picks = [(self.scalar_index[s._slot], None) if type(s) is ScalarTracer else (-1, s) for s in sources]
+        self.rules.append(_ScalarRule(convert, picks))
+        out = []
+        for v in values:
+            slot = self.new_slot()
+            self.shapes[slot] = ()
+            self.derived.append(slot)
+            out.append(ScalarTracer(self, slot, v, arguments[0]._argument))
+        return tuple(out)
+
+    def agrees(self, out: ArrayTracer, sample: UnifiedArray, name: str) -> ArrayTracer:
+        """``out``, the recorded steps of the namespace function ``name``,
+        if on the samples they gave what the function gave, bit for bit."""
+        dev = self.dev
+        got = _host_copy(_access.native_on(out._sample, dev, "fuse"), dev)
+        if type(sample) is not UnifiedArray or not _same_bits(
+            got, _host_copy(_access.native_on(sample, dev, "fuse"), dev)
+        ):
+            raise _Unfusable(f"{name} (its steps do not give what the namespace's {name} gives)")
+        return out
+
     def _operand(self, obj: Any, name: str) -> int:
         t = type(obj)
         if t is ArrayTracer or t is ScalarTracer:
             if obj._rec is not self:
                 raise _Unfusable("a tracer of another trace (kept from an earlier call)")
             return int(obj._slot)
-        if t in _SCALAR_KINDS:
-            return self.const(obj)
+        if t in _SCALAR_KINDS or obj is None or isinstance(obj, np.dtype | np.generic):
+            return self.const(obj)  # a constant of the function, or one the rules made (a dtype, an element)
         if t is UnifiedArray:
             raise _Unfusable(f"{name} of an array that is not an argument of the fused function")
         raise _Unfusable(f"{name} of a {t.__name__}")
@@ -235,6 +323,158 @@ class _Recording:
             raise _Unfusable(f"{name} (the dispatch does more than {dev}'s function)") from None
         if not _same_bits(_host_copy(native, dev), _host_copy(_access.native_on(sample, dev, "fuse"), dev)):
             raise _Unfusable(f"{name} (the dispatch does more than {dev}'s function)")
+
+
+class _ScalarRule(NamedTuple):
+    """A check or conversion of scalar arguments asked at every call:
+    ``convert`` of, for each of ``picks``, the scalar argument at that
+    place (``(i, None)``) or a constant (``(-1, value)``)."""
+
+    convert: Callable[..., tuple]
+    picks: list[tuple[int, Any]]
+
+    def __call__(self, scalars: list[Any]) -> tuple:
+        return self.convert(*[scalars[i] if i >= 0 else c for i, c in self.picks])
+
+
+def _operator_scalar(op: str, dtype: np.dtype, reflected: bool, value: Any) -> tuple:
+    """``array <op> value``: the dispatch passes the value as it is where
+    the rules say None (raises their error; a constant is another path)."""
+    if _rules.binary_scalar(op, dtype, value, reflected) is not None:
+        raise _Mismatch(op)
+    return ()
+
+
+# -- the namespace functions that check their arguments before the dispatch -------------------
+# Each asks the dispatch's traced_call first; its recorder makes the calls of
+# the dispatch the function makes, in its order, with its scalar arguments
+# passed through the same rules (as rules asked at every call), and checks on
+# the samples that these steps give what the function gives.
+
+_ARRAY_BOUND = object()  # clip's plan: a bound that is an array
+
+
+def _kind(obj: Any, name: str) -> str:
+    """``"array"``, ``"scalar"`` or ``"none"`` for an operand of a
+    namespace function in a trace."""
+    t = type(obj)
+    if t is ArrayTracer:
+        return "array"
+    if t is ScalarTracer or t in _SCALAR_KINDS:
+        return "scalar"
+    if obj is None:
+        return "none"
+    if t is UnifiedArray:
+        raise _Unfusable(f"{name} of an array that is not an argument of the fused function")
+    raise _Unfusable(f"{name} of a {t.__name__}")
+
+
+def _where_element(array_dtype: np.dtype, dtype: np.dtype, value: Any) -> tuple:
+    """``where(c, array, value)``'s rules (as ``xp.where`` asks them)."""
+    if _rules.where_scalar(array_dtype, value) != dtype:
+        raise _Mismatch("where")
+    return (_rules.element(dtype, value, "where"),)
+
+
+def _where_elements(dtype: np.dtype, x1: Any, x2: Any) -> tuple:
+    """``where(c, x1, x2)`` of two Python scalars (as ``xp.where`` asks)."""
+    if _rules.where_scalars(x1, x2) != dtype:
+        raise _Mismatch("where")
+    return _rules.element(dtype, x1, "where"), _rules.element(dtype, x2, "where")
+
+
+def _record_where(rec: _Recording, entry: Any, args: tuple) -> ArrayTracer:
+    condition, x1, x2 = args
+    sample = rec.probe(entry, args)
+    kinds = (_kind(condition, "where"), _kind(x1, "where"), _kind(x2, "where"))
+    if kinds[0] != "array" or "none" in kinds:
+        raise _Unfusable("where")  # the probe did not raise: not a case the namespace's where has
+    if kinds[1] == kinds[2] == "array":
+        values: tuple = (x1, x2)
+    elif kinds[1] == kinds[2] == "scalar":
+        dt = _rules.where_scalars(_value(x1), _value(x2))
+        values = rec.derive((x1, x2), functools.partial(_where_elements, dt))
+    else:
+        first = kinds[1] == "array"
+        arr, value = (x1, x2) if first else (x2, x1)
+        dt = _rules.where_scalar(arr.dtype, _value(value))
+        (element,) = rec.derive((value,), functools.partial(_where_element, arr.dtype, dt))
+        if dt != arr.dtype:
+            arr = rec.record(_calls.call, ("astype", (arr, dt), {"copy": False}, None, None))
+        values = (arr, element) if first else (element, arr)
+    out = rec.record(_calls.call, ("where", (condition, *values), {}, None, None))
+    return rec.agrees(out, sample, "where")
+
+
+def _clip_elements(
+    dtype: np.dtype, bound_dtypes: tuple, result: np.dtype, kept: tuple[bool, bool], lo: Any, hi: Any
+) -> tuple:
+    """``clip(x, lo, hi)``'s rules (as ``xp.clip`` asks them): the plan must
+    be the trace's (its dtype, the bounds it keeps); the Python scalar
+    bounds it keeps, as elements of its dtype."""
+    plan = _rules.clip_plan(dtype, lo, hi, *bound_dtypes)
+    if plan.dtype != result or (plan.min is not None, plan.max is not None) != kept:
+        raise _Mismatch("clip")
+    return tuple(
+        _rules.element(result, b, "clip")
+        for b, bdt in zip(plan[1:], bound_dtypes, strict=True)
+        if b is not None and bdt is None
+    )
+
+
+def _record_clip(rec: _Recording, entry: Any, args: tuple) -> ArrayTracer:
+    x, lo, hi = args
+    sample = rec.probe(entry, args)
+    if _kind(x, "clip") != "array":
+        raise _Unfusable("clip")
+    kinds = (_kind(lo, "clip"), _kind(hi, "clip"))
+    bound_dtypes = tuple(b.dtype if k == "array" else None for b, k in zip((lo, hi), kinds, strict=True))
+    sources = tuple(_ARRAY_BOUND if k == "array" else b for b, k in zip((lo, hi), kinds, strict=True))
+    plan = _rules.clip_plan(x.dtype, *[_value(s) for s in sources], *bound_dtypes)
+    kept = (plan.min is not None, plan.max is not None)
+    elements = iter(rec.derive(sources, functools.partial(_clip_elements, x.dtype, bound_dtypes, plan.dtype, kept)))
+    if plan.dtype != x.dtype:
+        x = rec.record(_calls.call, ("astype", (x, plan.dtype), {"copy": False}, None, None))
+    bounds = [
+        b if k == "array" else next(elements) if keep and k == "scalar" else None
+        for b, k, keep in zip((lo, hi), kinds, kept, strict=True)
+    ]
+    out = rec.record(_calls.call, ("clip", (x, *bounds), {}, None, None))
+    return rec.agrees(out, sample, "clip")
+
+
+def _record_astype(rec: _Recording, entry: Any, args: tuple) -> ArrayTracer:
+    x, dtype, copy, device = args
+    for value in (dtype, copy, device):
+        _check_static(value, "astype")
+    if device is not None and Device.parse(device) != rec.dev:
+        raise _Unfusable(f"astype to another device than {rec.dev}")
+    sample = rec.probe(entry, (x, dtype), {"copy": copy, "device": device})
+    if _kind(x, "astype") != "array":
+        raise _Unfusable("astype")
+    if sample.dtype == x.dtype and not copy:
+        return x  # as eagerly: the argument itself
+    out = rec.record(_calls.call, ("astype", (x, sample.dtype), {"copy": True}, None, None))
+    return rec.agrees(out, sample, "astype")
+
+
+#: The namespace functions that check their arguments before the dispatch,
+#: by name: what they record (any other that hands a tracer its call is not fused).
+_NAMESPACE_RECORDERS: dict[str, Callable[[_Recording, Any, tuple], ArrayTracer]] = {
+    "where": _record_where,
+    "clip": _record_clip,
+    "astype": _record_astype,
+}
+
+
+#: The dispatch's entries a tracer is handed (see :func:`_call_of`).
+_DISPATCH_ENTRIES = (
+    _operators.operate,
+    _operators.unary,
+    _operators.binary_function,
+    _calls.call,
+    _reductions.reduction,
+)
 
 
 def _call_of(entry: Any, args: tuple) -> tuple[str, tuple, dict[str, Any]]:
@@ -922,7 +1162,9 @@ class _Trace:
     ) -> None:
         self.dev = rec.dev
         self.array_params = array_params
-        self.scalar_params = scalar_params
+        self.scalar_params = scalar_params  # the scalar arguments', then the rules' values (rec.derived)
+        self.rules = rec.rules
+        self.converts = bool(rec.derived)
         self.outputs = outputs
         self.single = single
         self.plan = _Plan(rec, array_params, scalar_params, outputs)
@@ -933,6 +1175,18 @@ class _Trace:
 
     def run(self, arrays: list[UnifiedArray], scalars: list[Any], reason: str, threads: int) -> Any:
         dev = self.dev
+        raw = scalars
+        if self.rules:
+            # The rules, asked for this call's scalar values before anything
+            # runs (their error, or another path, is the eager call's).
+            try:
+                if self.converts:
+                    with np.errstate(all="raise"):  # a conversion that warns: eagerly, which warns once
+                        scalars = self._convert(raw)
+                else:
+                    scalars = self._convert(raw)
+            except Exception:
+                return _EAGER_RERUN
         natives = [_access.native_on(a, dev, reason) for a in arrays]
         plan = self.plan
         try:
@@ -944,7 +1198,7 @@ class _Trace:
                 else:
                     outs = plan.direct(*natives, *scalars)
             else:
-                key = tuple([(type(s), repr(s)) for s in scalars]) if scalars else ()
+                key = tuple([(type(s), repr(s)) for s in raw]) if raw else ()
                 last_key, compiled = self._last
                 if last_key != key:
                     compiled = self._compiled(key, scalars)
@@ -964,6 +1218,12 @@ class _Trace:
                 res = results[what]
             results.append(res)
         return results[0] if self.single else tuple(results)
+
+    def _convert(self, raw: list[Any]) -> list[Any]:
+        scalars = list(raw)
+        for rule in self.rules:
+            scalars.extend(rule(raw))
+        return scalars
 
     def _results(self, rec: _Recording) -> list[tuple[int, Any]]:
         """How each output becomes a result (see :meth:`run`)."""
@@ -1126,6 +1386,8 @@ class FusedFunction(Generic[P, R]):
                 parts.append(("constant", t, a))
         if kwargs:
             parts.append(tuple(kwargs))
+        if _rules.ACTIVE[0] and _rules.is_strict():
+            parts.append("strict")  # the rules for arrays differ: its own trace
         return tuple(parts)
 
     def _split(self, args: tuple, kwargs: dict[str, Any]) -> tuple[list[UnifiedArray], list[Any]]:
@@ -1179,6 +1441,7 @@ class FusedFunction(Generic[P, R]):
             if t in _SCALAR_KINDS and where not in static:
                 slot = rec.new_slot()
                 rec.shapes[slot] = ()
+                rec.scalar_index[slot] = len(scalar_params)
                 scalar_params.append(slot)
                 return ScalarTracer(rec, slot, a, where)
             return a
@@ -1199,7 +1462,7 @@ class FusedFunction(Generic[P, R]):
         outs = [out] if single else list(out) if type(out) in (tuple, list) else None
         if not outs or not all(type(o) is ArrayTracer and o._rec is rec for o in outs):
             return _Eager("a result that is not an array or a tuple of arrays")
-        trace = _Trace(rec, array_params, scalar_params, [o._slot for o in outs], single)
+        trace = _Trace(rec, array_params, scalar_params + rec.derived, [o._slot for o in outs], single)
         trace.samples = samples
         return trace
 

@@ -89,6 +89,9 @@ def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.where.html
     """
+    traced = _calls.traced_call(where, (condition, x1, x2))
+    if traced is not NotImplemented:
+        return traced  # a tracer of unifiedarray.fuse records the call
     _calls.require_arrays("where", condition)
     x1, x2 = _intake.array_or_scalar(x1, "where"), _intake.array_or_scalar(x2, "where")
     t1, t2 = type(x1) is UnifiedArray, type(x2) is UnifiedArray

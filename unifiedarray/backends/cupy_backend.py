@@ -168,6 +168,7 @@ class CuPyBackend(Backend):
             ns.__dict__.update({k: v for k, v in vars(compat_cupy).items() if not k.startswith("__") or k in public})
             ns.getitem, ns.setitem = _checked_indexing(compat_cupy)  # type: ignore[attr-defined]
             ns.arange = _planned_arange(compat_cupy)  # type: ignore[attr-defined]
+            ns.pow = _checked_pow(compat_cupy)  # type: ignore[attr-defined]
             ns.view_getitem = operator.getitem  # type: ignore[attr-defined]  # a view's key, checked when it was taken
             self._namespace = ns
         return ns
@@ -549,6 +550,36 @@ def _checked_indexing(xp: Any) -> tuple[Callable[..., Any], Callable[..., None]]
         x[key] = value
 
     return getitem, setitem
+
+
+def _checked_pow(xp: Any) -> Callable[..., Any]:
+    """``pow`` that refuses integers to a negative integer power at the call,
+    with NumPy's ``ValueError`` (the host's and MLX's answer).  CuPy's
+    kernel has no way to fail: it gives 0 (and the simulated runtime's NumPy
+    kernel raised only when it ran, at whatever synchronised next, so the
+    error came late or not at all depending on what was still queued).  An
+    array exponent costs a read of ``any(x2 < 0)``, asked before the kernel
+    is queued."""
+    generated = xp.pow
+
+    def pow(x1: Any, x2: Any, /) -> Any:
+        if _integer_kind(x1) and _integer_kind(x2):
+            if isinstance(x2, xp.ndarray):
+                negative = x2.dtype.kind == "i" and x2.size > 0 and bool(xp.any(x2 < 0))
+            else:
+                negative = not isinstance(x2, bool | np.bool_) and x2 < 0
+            if negative:
+                raise ValueError("Integers to negative integer powers are not allowed.")
+        return generated(x1, x2)
+
+    pow.__doc__ = generated.__doc__
+    return pow
+
+
+def _integer_kind(x: Any) -> bool:
+    """Whether ``x`` (an array, a NumPy or Python scalar) is an integer or a bool."""
+    kind = x.dtype.kind if hasattr(x, "dtype") else "b" if isinstance(x, bool) else "i" if isinstance(x, int) else "f"
+    return kind in "biu"
 
 
 def pinned_zeros(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray | None:
