@@ -113,7 +113,7 @@ def _fill(lib: Lib, dtype: str, s: Any) -> Any:
         return _setitem_all(lib, dtype, s)  # array-api-strict has no fill: its whole-array assignment
     x = lib.array(dtype)
     if lib.kind == "ours":
-        x._buf.fill(s)
+        x.buffer.fill(s)
     else:
         x.fill(s)
     return x
