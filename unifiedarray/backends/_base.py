@@ -48,9 +48,11 @@ class Backend:
     indexed: bool = False
     #: other names of its kind ("gpu" for "cuda")
     device_aliases: tuple[str, ...] = ()
-    #: whether a memory pool may lend its copies pooled blocks (MLX's arrays
-    #: are values with MLX's own allocator cache: not pooled)
-    poolable: bool = True
+    #: whether a memory pool may lend its copies pooled blocks: it can view a
+    #: block of :meth:`empty_block` as an array (NumPy, CuPy); where not
+    #: (MLX's arrays are values with MLX's own allocator cache, a plug-in
+    #: without ``empty_block``), a pool's buffers get ordinary copies there
+    poolable: bool = False
     #: whether :meth:`upload` can write into an existing stale copy
     #: (``into``); where it cannot (MLX), the buffer frees the stale copy
     #: before the upload, so that its memory can be reused

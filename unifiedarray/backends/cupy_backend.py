@@ -108,6 +108,7 @@ class CuPyBackend(Backend):
     kind = "cuda"
     indexed = True
     device_aliases = ("gpu",)
+    poolable = True
     host_accelerator = True
     accelerator_preference = 2
     pinned_uploads_async = True

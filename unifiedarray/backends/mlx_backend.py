@@ -100,7 +100,6 @@ class MLXBackend(Backend):
     device_aliases = ("metal",)
     # MLX arrays are values, with MLX's own allocator cache: not pooled, never
     # uploaded into, written through write(), lent as revocable handles.
-    poolable = False
     uploads_into = False
     revocable_leases = True
     views_write_through = False

@@ -20,6 +20,7 @@ class NumPyBackend(Backend):
     title = "host (NumPy)"
     kind = "cpu"
     device_aliases = ("host", "numpy")
+    poolable = True
 
     def _probe(self) -> str | None:
         return None
