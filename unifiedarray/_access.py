@@ -73,7 +73,7 @@ def host_current(x: UnifiedArray) -> Any:
 
 def host_native(x: UnifiedArray) -> Any:
     """What :func:`host_current` gives, for views too: the host copy of a
-    whole array, or the NumPy view a view keeps of it (see ``_hostview``),
+    whole array, or the NumPy view a view keeps of it (see ``UnifiedArray.host_view``),
     if x is placed on the host, current there, nothing in flight; else None
     (the operators' fast path asks the same, inlined)."""
     host = x.buffer.host_ready

@@ -42,12 +42,14 @@ same method and mark nothing; whoever rebuilds an array from them copies.
 
 The other handles are *leases* that end when another copy becomes valid:
 
-* MLX handles are detached (MLX's in-place ``a[i] = v`` rebinds only the
-  handle it is called on), so a late write cannot corrupt the buffer (while
-  the lease lasts, writes through the handle run on the library's MLX stream
+* revocable handles (``Backend.revocable_leases``: MLX's, whose in-place
+  ``a[i] = v`` rebinds only the handle it is called on) are detached
+  (``Backend.detach``), so a late write cannot corrupt the buffer (while the
+  lease lasts, writes through an MLX handle run on the library's MLX stream
   and are evaluated at once, so any thread can read the buffer after them);
-* CUDA handles cannot be revoked (they are raw device memory): writes through
-  them after their lease are the case ``mark_device_dirty()`` exists for.
+* other handles cannot be revoked (CUDA's are raw device memory): writes
+  through them after their lease are the case ``mark_device_dirty()``
+  exists for.
 
 A lease ends *before* a move copies anything, so a write through it in
 another thread during the copy misses the buffer instead of reaching the
@@ -57,6 +59,16 @@ copy valid.
 
 The public :attr:`UnifiedBuffer.state` summarises per-copy validity in the
 six states of the design documents; see ``docs/buffer.md``.
+
+The rest of the package asks the buffer questions and never reads its
+fields: :attr:`UnifiedBuffer.ready` and ``host_ready`` (the copy on the
+placement, current, nothing in flight: kept here at every change of the
+state, for the fast paths), :meth:`~UnifiedBuffer.current`,
+:meth:`~UnifiedBuffer.native`, :meth:`~UnifiedBuffer.write`, leases, exports
+and what the pool and the spill ask (``docs/design.md``, "What the rest of
+the package asks the buffer").  What differs between devices the buffer
+asks the device's :class:`~unifiedarray.backends.Backend` (how a copy is
+written, filled, lent, detached, pooled, uploaded into), never its kind.
 
 Example
 -------
