@@ -73,16 +73,16 @@ def _env() -> dict[str, Any]:
         "_index": _index, "_views": _views, "_buffer": _buffer, "_creation": _creation,
         "a": a, "b": b,
         # the NumPy arrays unifiedarray computes on (its host copies)
-        "An": a._buf._copies[CPU], "Bn": b._buf._copies[CPU],
+        "An": a.buffer._copies[CPU], "Bn": b.buffer._copies[CPU],
         "f64": np.dtype(np.float64),
         "s13": slice(1, 3), "k2": (slice(1, 3), slice(None)),
         "k2e": (slice(1, 3), slice(None), Ellipsis),
         "L": A.tolist(), "LL": big.tolist(),
-        "abig": abig, "Abig": abig._buf._copies[CPU],
+        "abig": abig, "Abig": abig.buffer._copies[CPU],
         "S": np.float64(1.5),
         # A.T @ b between BLAS calls: Python's cost there (see its block)
-        "Al": al, "bl": bl, "Alh": al._buf._copies[CPU], "blh": bl._buf._copies[CPU],
-        "R": al._buf._copies[CPU].T @ bl._buf._copies[CPU], "busy": _busy,
+        "Al": al, "bl": bl, "Alh": al.buffer._copies[CPU], "blh": bl.buffer._copies[CPU],
+        "R": al.buffer._copies[CPU].T @ bl.buffer._copies[CPU], "busy": _busy,
     }  # fmt: skip
 
 
@@ -143,7 +143,7 @@ BLOCKS: dict[str, list[tuple[str, str]]] = {
         ("NumPy: An[1:3] (the work)", "An[1:3]"),
         ("full: a[1:3] (__getitem__)", "a[1:3]"),
         ("piece: object.__new__(UnifiedArray)", "object.__new__(UnifiedArray)"),
-        ("piece: CPU in a._buf._valid", "CPU in a._buf._valid"),
+        ("piece: CPU in a.buffer._valid", "CPU in a.buffer._valid"),
         ("piece: _subscripts._view(a, s13) (the general view path)", "_subscripts._view(a, s13)"),
     ],
     "a[1:3, :] (1000, 1000)": [

@@ -33,13 +33,13 @@ from hypothesis import strategies as st
 
 import unifiedarray as ua
 from unifiedarray import _rules
-from unifiedarray.backends import _registry
+from unifiedarray.backends import registry
 
 EXAMPLES = int(os.environ.get("UNIFIEDARRAY_DIFF_EXAMPLES", "12")) * 25
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
 DEVICES = (
-    ["cpu"] + (["mlx"] if _registry()["mlx"].available else []) + (["cuda:0"] if _registry()["cuda"].available else [])
+    ["cpu"] + (["mlx"] if registry()["mlx"].available else []) + (["cuda:0"] if registry()["cuda"].available else [])
 )
 
 #: issue 19's boundary scalars.
@@ -113,7 +113,7 @@ def _fill(lib: Lib, dtype: str, s: Any) -> Any:
         return _setitem_all(lib, dtype, s)  # array-api-strict has no fill: its whole-array assignment
     x = lib.array(dtype)
     if lib.kind == "ours":
-        x._buf.fill(s)
+        x.buffer.fill(s)
     else:
         x.fill(s)
     return x

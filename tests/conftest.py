@@ -83,31 +83,18 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"CUDA: none ({registry()['cuda'].unavailable_reason})"
 
 
-# Tests that fail on the sealed devices only because code outside backends/
-# decides by device kind (issue 21 moves each decision onto Backend): strict,
-# so that an entry fails, and must go, once its decision has moved.
-_NUMPY_CALLS = (
-    "NumPy calls on a device run there only for CUDA (CuPy's function) and MLX (the standard's function, "
-    "NUMPY_RECIPES, NATIVE_EQUIVALENTS): unifiedarray/_interop.py numpy_call branches on dev.kind, so on any "
-    "other backend they run on the host (counted)"
-)
+# Tests that fail on the sealed devices, each for the reason given: strict, so
+# that an entry fails, and must go, once its reason is gone.
 _DLPACK = (
-    "DLPack exports special-case CUDA and MLX in unifiedarray/_interop.py (__dlpack__, __dlpack_device__) and "
-    "ask any other device's native for __dlpack__; the sealed arrays have none, and Backend has no export method"
+    "the sealed memory space exports no DLPack (its arrays have no __dlpack__, by design: the host cannot "
+    "address it): Backend.export_dlpack and dlpack_device raise BufferError, so JAX cannot import from it"
 )
 _HOST_ARGUMENTS = (
     "unifiedarray/_extensions.py gradient/quantile pass host arrays (xarray's spacing, q) to the device's "
     "namespace unmoved; the sealed namespace refuses host data (CuPy's would too); MLX lacks the functions, so "
-    "they run on the host there"
+    "they run on the host there (not a device-kind decision: the arguments' intake)"
 )
 SEALED_XFAILS: dict[str, str] = {
-    "tests/test_dispatch.py::test_numpy_call_forms_still_work_through_numpy_where_the_data_lives[": _NUMPY_CALLS,
-    "tests/test_ledger.py::test_copies_of_an_array_stay_on_its_device[np.copy-": _NUMPY_CALLS,
-    "tests/test_numpy_translations.py::test_translated_numpy_function_gives_numpys_answer[nanmean-": _NUMPY_CALLS,
-    "tests/test_numpy_translations.py::test_translated_numpy_function_gives_numpys_answer[nanstd-": _NUMPY_CALLS,
-    "tests/test_numpy_translations.py::test_translated_numpy_function_gives_numpys_answer[nanvar-": _NUMPY_CALLS,
-    "tests/test_numpy_translations.py::test_linalg_norm_of_a_matrix_is_numpys_matrix_norm[": _NUMPY_CALLS,
-    "tests/test_interop.py::test_numpy_in_place_methods_and_attributes[": _NUMPY_CALLS,
     "tests/test_interop.py::test_jax_through_dlpack[": _DLPACK,
     "tests/test_extensions.py::test_xarray_rolling_integrate_differentiate_on_unified_arrays[differentiate-": (
         _HOST_ARGUMENTS

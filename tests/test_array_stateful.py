@@ -249,6 +249,10 @@ class ViewModel(RuleBasedStateMachine):
         if how == "np.from_dlpack":
             if self.device.startswith("cuda"):
                 return  # NumPy takes no CUDA capsule
+            if self.device.startswith("sealed"):
+                with pytest.raises(BufferError):  # a memory space that exports no DLPack says so
+                    np.from_dlpack(arr)
+                return
             out = np.from_dlpack(arr)
         else:
             out = np.asarray(arr)

@@ -346,7 +346,7 @@ def test_host_handles_taken_and_dropped_leave_nothing_behind():
     buf = UnifiedBuffer((4,))
     for i in range(1000):
         buf.host[i % 4] = i
-    assert not buf._host_aliased() and buf._anchor is None
+    assert not buf.host_aliased() and buf._anchor is None
 
 
 @needs_mlx
@@ -405,9 +405,9 @@ def test_apply_write_counts_a_write_and_keeps_other_devices_stale():
     buf.fill(1.0)
     buf.read("mlx")
     version = buf._version
-    assert moves(lambda: buf._apply_write(MLX, lambda n: n.__setitem__(0, 4.0), "test")) == 0
+    assert moves(lambda: buf.write(MLX, lambda n: n.__setitem__(0, 4.0), "test")) == 0
     assert buf.valid_devices == {"mlx"} and buf._version == version + 1
-    assert moves(lambda: buf._apply_write(CPU, lambda n: n.__setitem__(1, 6.0), "test")) == 1
+    assert moves(lambda: buf.write(CPU, lambda n: n.__setitem__(1, 6.0), "test")) == 1
     assert buf.valid_devices == {"cpu"}
     assert np.asarray(buf.read("mlx")).tolist() == [4.0, 6.0, 1.0]
 

@@ -39,7 +39,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 import unifiedarray as ua
-from unifiedarray import UnifiedArray, UnifiedBuffer
+from unifiedarray import UnifiedBuffer
+from unifiedarray._array import from_buffer
 from unifiedarray.backends import backend_for
 
 from .conftest import HAS_MLX
@@ -69,14 +70,14 @@ ALIASES = {
     "buf.host": (lambda buf: buf.host, np.arange(N)),
     "buf.host[::-2]": (lambda buf: _host_view(buf, slice(None, None, -2)), np.arange(N)[::-2]),
     "np.asarray(buf.host)[2:5]": (lambda buf: np.asarray(buf.host)[2:5], np.arange(N)[2:5]),
-    "np.asarray(array)": (lambda buf: np.asarray(UnifiedArray._from_buffer(buf)), np.arange(N)),
+    "np.asarray(array)": (lambda buf: np.asarray(from_buffer(buf)), np.arange(N)),
     "np.asarray(array).reshape(2, -1).T": (
-        lambda buf: np.asarray(UnifiedArray._from_buffer(buf)).reshape(2, -1).T,
+        lambda buf: np.asarray(from_buffer(buf)).reshape(2, -1).T,
         np.arange(N).reshape(2, -1).T,
     ),
     "memoryview(buf.host)": (lambda buf: memoryview(buf.host), np.arange(N)),
     "memoryview(buf.host[1:])": (lambda buf: memoryview(_host_view(buf, slice(1, None))), np.arange(N)[1:]),
-    "np.from_dlpack(host array)": (lambda buf: np.from_dlpack(UnifiedArray._from_buffer(buf)), np.arange(N)),
+    "np.from_dlpack(host array)": (lambda buf: np.from_dlpack(from_buffer(buf)), np.arange(N)),
 }
 
 
@@ -338,7 +339,7 @@ class BufferModel(RuleBasedStateMachine):
         this process is a copy."""
         if how == "distributed" and not HAS_DISTRIBUTED:
             return
-        array = UnifiedArray._from_buffer(self.buf)
+        array = from_buffer(self.buf)
         if self.placement == "cpu" or "cpu" in self.valid or self.aliased:
             expected = self.model_read("cpu")  # a read-only view of the host copy
         elif self.placement == "mlx":

@@ -89,7 +89,7 @@ def client():
 
 def _chunk_info(x):
     """Run on a worker: what the chunk is there."""
-    return type(x).__name__, str(getattr(x, "device", "")), getattr(getattr(x, "_buf", None), "state", None)
+    return type(x).__name__, str(getattr(x, "device", "")), getattr(getattr(x, "buffer", None), "state", None)
 
 
 # -- tokens ----------------------------------------------------------------------
@@ -146,14 +146,14 @@ def test_host_chunk_uses_dask_family_with_numpy_bytes(dtype):
 @needs_mlx
 def test_mlx_chunk_travels_without_a_host_copy():
     x = xp.asarray(np.arange(12.0).reshape(3, 4), device="mlx") * 2  # an MLX-only result
-    assert x._buf.state.name == "DEVICE_ONLY"
+    assert x.buffer.state.name == "DEVICE_ONLY"
     with xp.track_transfers() as t:
         header, frames = serialize(x, serializers=["dask", "pickle"])
     assert header["serializer"] == "dask" and t.count == 0
-    assert x._buf.state.name == "DEVICE_ONLY"  # no lasting host copy
+    assert x.buffer.state.name == "DEVICE_ONLY"  # no lasting host copy
     with xp.track_transfers() as t:
         y = deserialize(header, frames)
-    assert y.device == "mlx" and y._buf.state.name == "DEVICE_ONLY"
+    assert y.device == "mlx" and y.buffer.state.name == "DEVICE_ONLY"
     assert [r.reason for r in t.records] == ["dask_deserialize"]
     np.testing.assert_array_equal(np.asarray(y), np.arange(12.0).reshape(3, 4) * 2)
 
@@ -180,7 +180,7 @@ def test_pickle_round_trip(device, protocol):
     assert y.device == device and y.dtype == x.dtype
     np.testing.assert_array_equal(np.asarray(y), np.arange(0, 10, 2, dtype=np.int16))
     if device != "cpu":
-        assert x._buf.state.name == "DEVICE_ONLY"
+        assert x.buffer.state.name == "DEVICE_ONLY"
 
 
 ROUND_TRIP_DTYPES = ["float64", "float32", "int64", "int16", "uint8", "bool", "complex64"]
@@ -199,7 +199,7 @@ def test_round_trips_keep_values_dtype_shape_and_device(data, dtype, shape, devi
     if host.ndim:  # a view through a strided basic index
         step = data.draw(st.integers(1, 2))
         x, host = x[::step], host[::step]
-    state = x._buf.state
+    state = x.buffer.state
     for y in (
         deserialize(*serialize(x, serializers=["dask"])),
         pickle.loads(pickle.dumps(x, protocol=5)),
@@ -207,7 +207,7 @@ def test_round_trips_keep_values_dtype_shape_and_device(data, dtype, shape, devi
     ):
         assert type(y) is UnifiedArray and y.device == device and y.dtype == x.dtype and y.shape == host.shape
         np.testing.assert_array_equal(np.asarray(y), host)
-    assert x._buf.state == state  # sending changed nothing on the sender
+    assert x.buffer.state == state  # sending changed nothing on the sender
 
 
 def test_chunk_of_a_missing_device_warns():
@@ -400,8 +400,8 @@ def test_limit_drops_host_current_copies_first(mlx_limit):
     with xp.track_transfers() as t:
         extra = xp.asarray(np.zeros(131072), device="mlx") + 2  # over the limit: one must go
     assert [r.reason for r in t.records if r.reason == "spill"] == []
-    assert "mlx" not in synced[0]._buf.allocated_devices  # the oldest host-current copy was dropped
-    assert only._buf.state.name == "DEVICE_ONLY" and extra._buf.state.name == "DEVICE_ONLY"
+    assert "mlx" not in synced[0].buffer.allocated_devices  # the oldest host-current copy was dropped
+    assert only.buffer.state.name == "DEVICE_ONLY" and extra.buffer.state.name == "DEVICE_ONLY"
     np.testing.assert_array_equal(np.asarray(synced[0]), np.zeros(131072))
     assert float(xp.sum(synced[0] + 1)) == 131072.0  # read on MLX again: moved back, counted
 
@@ -487,8 +487,8 @@ def _persisted_chunks(dask_worker):
         v for v in dask_worker.data.values() if type(v) is UnifiedArray and v.device == "mlx" and v.shape == (256, 256)
     ]  # the persisted chunks (a worker may also hold the whole input array)
     return (
-        sum("mlx" in c._buf.allocated_devices for c in chunks),
-        sum("mlx" not in c._buf.allocated_devices and "cpu" in c._buf.valid_devices for c in chunks),
+        sum("mlx" in c.buffer.allocated_devices for c in chunks),
+        sum("mlx" not in c.buffer.allocated_devices and "cpu" in c.buffer.valid_devices for c in chunks),
     )
 
 

@@ -201,10 +201,10 @@ def test_the_alias_keeps_the_anchor_alive_through_every_derived_object():
         kept = make(a)
         del a
         gc.collect()
-        assert x.buffer._host_aliased(), make
+        assert x.buffer.host_aliased(), make
         del kept
         gc.collect()
-        assert not x.buffer._host_aliased(), make
+        assert not x.buffer.host_aliased(), make
 
 
 @needs_mlx

@@ -238,7 +238,7 @@ def test_dlpack_host_export_is_the_numpy_alias_unless_copied():
     y = np.from_dlpack(x)
     assert y.tolist() == [1.0, 2.0] and y.flags.writeable
     y[1] = 3.0  # as np.asarray's alias: the buffer sees the write
-    assert x.tolist() == [1.0, 3.0] and x.buffer._host_aliased()
+    assert x.tolist() == [1.0, 3.0] and x.buffer.host_aliased()
     z = np.from_dlpack(x, copy=True)
     assert z.flags.writeable
     z[0] = 5.0
@@ -248,9 +248,9 @@ def test_dlpack_host_export_is_the_numpy_alias_unless_copied():
 def test_legacy_dlpack_export_is_the_alias_and_a_write():
     x = xp.asarray([1.0, 2.0])
     if HAS_MLX:
-        x._buf.read("mlx")
+        x.buffer.read("mlx")
     assert x.__dlpack__() is not None  # legacy consumer, copy=None: the alias, a write
-    assert x._buf.valid_devices == {"cpu"}
+    assert x.buffer.valid_devices == {"cpu"}
     assert x.__dlpack__(copy=True) is not None
 
 
@@ -405,7 +405,7 @@ def test_mlx_functions_take_the_mlx_copy_without_a_host_detour():
     import mlx.core as mx
 
     x = xp.asarray(np.arange(4, dtype=np.float32), device="mlx")
-    x._buf._copies.pop(xp.Device.parse("cpu"), None)  # no host copy at all
+    x.buffer._copies.pop(xp.Device.parse("cpu"), None)  # no host copy at all
     (arr, _sinx), t = moves(lambda: (mx.array(x), mx.sin(x)))
     assert t.count == 0
     assert np.asarray(arr).tolist() == [0, 1, 2, 3]
@@ -791,7 +791,7 @@ def test_mlx_functions_get_the_mlx_copy_with_its_dtype(name):
 
     fn = getattr(mx, name)
     x = xp.asarray([0.5, 1.0 + 2**-40, 2.0], device="mlx")
-    x._buf._copies.pop(xp.Device.parse("cpu"), None)  # no host copy: the MLX copy is the data
+    x.buffer._copies.pop(xp.Device.parse("cpu"), None)  # no host copy: the MLX copy is the data
     with xp.track_transfers() as t:
         got = fn(x)
     assert t.count == 0

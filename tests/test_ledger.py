@@ -64,7 +64,7 @@ def test_max_records_is_checked():
 
 def test_clear_forgets_records_and_totals():
     led = TransferLedger()
-    led._add(TransferRecord("cpu", "mlx", 8, 1e-6, "x", False))
+    led.add(TransferRecord("cpu", "mlx", 8, 1e-6, "x", False))
     led.clear()
     assert (led.count, led.nbytes, led.seconds, led.records, led.dropped) == (0, 0, 0.0, [], 0)
 
@@ -88,7 +88,7 @@ _records = st.lists(
 def test_totals_are_exact_and_the_ring_is_the_tail(records, max_records):
     led = TransferLedger(max_records)
     for r in records:
-        led._add(r)
+        led.add(r)
     keep = len(records) if max_records is None else min(max_records, len(records))
     assert led.records == records[len(records) - keep :]
     assert (led.count, led.nbytes, led.dropped) == (len(records), sum(r.nbytes for r in records), len(records) - keep)

@@ -435,12 +435,12 @@ def test_a_full_overwrite_clears_a_poisoned_buffer(monkeypatch: pytest.MonkeyPat
     s = xp.sin(a)
     with pytest.raises(LinAlgError):
         s.tolist()
-    s._buf.fill(7.0)
+    s.buffer.fill(7.0)
     assert s.tolist() == [7.0, 7.0, 7.0]
     s2 = xp.sin(a)
     with pytest.raises(LinAlgError):
         s2.tolist()
-    s2._buf.copy_from(np.arange(3.0))
+    s2.buffer.copy_from(np.arange(3.0))
     assert s2.tolist() == [0.0, 1.0, 2.0]
 
 

@@ -179,7 +179,7 @@ def test_issue_example_in_strict_mode_is_array_api_strict(device: str, name: str
 
 def _filled(device: str, dtype: str, value: Any) -> Any:
     b = xp.zeros(2, dtype=getattr(xp, dtype), device=device)
-    b._buf.fill(value)
+    b.buffer.fill(value)
     return b
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from . import Device, UnifiedBuffer, __array_namespace_info__, asarray, track_transfers
 from . import sum as ua_sum
 from ._version import __version__
-from .backends import backend_report, registry
+from .backends import all_backends, backend_report
 
 _DESCRIPTION = (
     "Report the backends and devices this machine has (and why any is missing), "
@@ -43,11 +43,14 @@ def _gib(n: int) -> str:
     return f"{n / 2**30:.1f} GiB"
 
 
-def _metal_reason() -> str | None:
-    """Why MLX's Metal device is missing (None when present); MLX missing counts as a reason."""
-    mlx = registry()["mlx"]
-    reason: str | None = getattr(mlx, "metal_reason", mlx.unavailable_reason)
-    return reason
+def _facilities() -> dict[str, dict[str, Any]]:
+    """Every backend's named facilities (``Backend.facilities``: MLX's
+    Metal), each with whether it is present and why not."""
+    return {
+        name: {"available": reason is None, "reason": reason}
+        for backend in all_backends()
+        for name, reason in backend.facilities().items()
+    }
 
 
 def report_dict() -> dict[str, Any]:
@@ -65,7 +68,7 @@ def report_dict() -> dict[str, Any]:
         "numpy": np.__version__,
         "platform": platform.platform(),
         "backends": backend_report(),
-        "metal": {"available": _metal_reason() is None, "reason": _metal_reason()},
+        **_facilities(),
     }
 
 
@@ -84,12 +87,15 @@ def print_report(info: dict[str, Any]) -> None:
                 else f"memory unknown ({dev.get('memory_error')})"
             )
             print(f"      {dev['device']:<8} {dev.get('name', '')}: {mem}")
-    # Metal is a device of the MLX backend, not a backend: shown only where MLX is.
-    if registry()["mlx"].available:
-        metal = info["metal"]
-        print(f"  Metal          {'available' if metal['available'] else 'missing'}")
-        if not metal["available"]:
-            print(f"      why: {metal['reason']}")
+    # A facility (MLX's Metal) is not a backend: shown only where its backend is.
+    for backend in all_backends():
+        if not backend.available:
+            continue
+        for name in backend.facilities():
+            entry = info[name]
+            print(f"  {name.capitalize():<14} {'available' if entry['available'] else 'missing'}")
+            if not entry["available"]:
+                print(f"      why: {entry['reason']}")
 
 
 def demo() -> None:

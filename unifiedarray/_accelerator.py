@@ -45,10 +45,13 @@ class Accelerator:
 
 
 def _best_device() -> Device:
-    for kind in ("cuda", "mlx"):
-        for backend in all_backends():
-            if backend.available and backend.devices() and backend.devices()[0].kind == kind:
-                return backend.devices()[0]
+    """The first device of the available backend that
+    ``Backend.accelerator_preference`` prefers most (CUDA, then MLX); the
+    host where none is preferred at all."""
+    ranked = sorted(all_backends(), key=lambda b: -b.accelerator_preference)
+    for backend in ranked:
+        if backend.accelerator_preference > 0 and backend.available and backend.devices():
+            return backend.devices()[0]
     return CPU
 
 

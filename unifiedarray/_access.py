@@ -35,22 +35,16 @@ def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
     """``x``'s data as a native array of ``dev``, its buffer synced first if
     stale (a counted move) and any move in flight waited for.  For a view,
     the view's chain is applied."""
-    buf = x._buf
-    if buf._pending is not None:
-        buf._wait()  # a non-blocking move is still in flight
-    # A writer publishes a new copy with one assignment (MLX's writes make a
-    # new handle, see UnifiedBuffer._apply_write), so whichever copy this
-    # reads is whole.
-    base = buf._copies[dev] if dev in buf._valid else buf._acquire(dev, False, reason)
-    chain = x._chain
+    base = x.buffer.native(dev, reason)
+    chain = x.chain
     if chain is None:
         return base
     if dev is CPU:
-        view = x._hostview
+        view = x.host_view
         if view is None:
             view = views.follow(resolve(CPU, ""), base, chain)
             if views.real_views(chain) or (view.size and np.may_share_memory(view, base)):
-                x._hostview = view  # a real view of base, which is never replaced (a reshape may copy)
+                x.host_view = view  # a real view of base, which is never replaced (a reshape may copy)
         return view
     with backend_for(dev).compute_context(dev):  # MLX's slices are graph nodes: on the library's stream
         return views.follow(resolve(dev, ""), base, chain)
@@ -59,13 +53,13 @@ def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
 def readonly_host(x: UnifiedArray, reason: str) -> np.ndarray:
     """x's host data, read-only, for a read or an export that must not be
     written (``x.to_numpy()``, pickle and distributed frames): a read that
-    marks nothing, ``UnifiedBuffer._export_host``'s read-only view with x's
+    marks nothing, ``UnifiedBuffer.export_host``'s read-only view with x's
     view chain applied (a copy where NumPy cannot express the view, also
     read-only)."""
-    base = x._buf._export_host(reason, writable=False)
-    if x._chain is None:
+    base = x.buffer.export_host(reason, writable=False)
+    if x.chain is None:
         return base
-    view = views.follow(resolve(CPU, ""), base, x._chain)
+    view = views.follow(resolve(CPU, ""), base, x.chain)
     view.flags.writeable = False  # also where the chain had to copy
     return view
 
@@ -74,45 +68,42 @@ def host_current(x: UnifiedArray) -> Any:
     """The host copy of a whole host-placed array, if it is current and no
     move is in flight (what a fast path may read directly); else None.
     Every fast path asks this one question."""
-    buf = x._buf
-    if x._chain is None and buf._placement is CPU and buf._pending is None and CPU in buf._valid:
-        return buf._copies[CPU]
-    return None
+    return x.buffer.host_ready if x.chain is None else None
 
 
 def host_native(x: UnifiedArray) -> Any:
     """What :func:`host_current` gives, for views too: the host copy of a
-    whole array, or the NumPy view a view keeps of it (see ``_hostview``),
+    whole array, or the NumPy view a view keeps of it (see ``UnifiedArray.host_view``),
     if x is placed on the host, current there, nothing in flight; else None
     (the operators' fast path asks the same, inlined)."""
-    buf = x._buf
-    if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
-        return buf._copies[CPU] if x._chain is None else x._hostview
-    return None
+    host = x.buffer.host_ready
+    if host is None or x.chain is None:
+        return host
+    return x.host_view
 
 
 def writable_native(x: UnifiedArray, dev: Device, reason: str) -> Any:
     """A writable native array over x's data on ``dev`` (a lease: counted as
     a write), for consumers that may write (a raw pointer, a DLPack capsule,
     ``np.asarray``).  On the host, a view of the buffer's exported host copy
-    (``UnifiedBuffer._export_host``: the buffer sees every alias derived
+    (``UnifiedBuffer.export_host``: the buffer sees every alias derived
     from it).  Raises ``BufferError`` where a link cannot be a view of that
     memory (a reshape of a strided slice), since writes to a copy would be
     lost, and for a device while a host alias may be alive."""
-    buf, chain = x._buf, x._chain
+    buf, chain = x.buffer, x.chain
     ns = resolve(dev, "")
-    with buf._lock:
+    with buf.lock:
         if chain is None:
-            return buf._lease(dev, reason)
+            return buf.lease(dev, reason)
         # Check on the current copy first, so that a refusal marks nothing.
-        base = buf._copies[dev] if dev in buf._valid else buf._acquire(dev, False, reason)
+        base = buf.native(dev, reason)
         view = views.follow(ns, base, chain)
         if view.size and not _memory_overlaps(view, base, dev):
             raise BufferError(
                 f"{reason}: this view's data ({chain[-1]!r} of a strided view) is not one block of "
                 f"memory on {dev}; export a copy instead (copy=True)"
             )
-        return views.follow(ns, buf._lease(dev, reason), chain)
+        return views.follow(ns, buf.lease(dev, reason), chain)
 
 
 def _memory_overlaps(a: Any, b: Any, dev: Device) -> bool:

@@ -37,7 +37,7 @@ from ._buffer import UnifiedBuffer
 from ._devices import CPU, Device, DeviceLike
 from ._views import Permute
 
-__all__ = ["API_VERSIONS", "Operations", "UnifiedArray", "install"]
+__all__ = ["API_VERSIONS", "Operations", "UnifiedArray", "from_buffer", "install", "python_scalar"]
 
 _TRANSPOSE = Permute((1, 0))  # x.T's link: the axes are known, nothing to check
 
@@ -108,71 +108,71 @@ class UnifiedArray:
     Device('cpu')
     """
 
-    __slots__ = ("__weakref__", "_buf", "_chain", "_hostview", "_shape")
+    # The array's struct: four slots the dispatch reads and writes directly
+    # (a slot costs a fraction of a property, and the small calls are made of
+    # such reads).  The users' attributes are the read-only properties below.
+    __slots__ = ("__weakref__", "buffer", "chain", "extent", "host_view")
     __array_priority__ = 100
     __hash__ = None  # type: ignore[assignment]  # == is elementwise
 
-    _buf: UnifiedBuffer
-    _chain: tuple | None  # the view chain selecting this array from its buffer (None: the whole buffer)
-    _shape: tuple[int, ...]
-    _hostview: Any
+    #: The buffer holding this array's data (shared with its views).
+    buffer: UnifiedBuffer
+    #: The view chain selecting this array from its buffer
+    #: (:mod:`unifiedarray._views`); None for the whole buffer.
+    chain: tuple | None
+    #: The shape (what :attr:`shape` gives).
+    extent: tuple[int, ...]
+    #: For a view of a buffer placed on the host: the NumPy view of the host
+    #: copy that the chain selects, kept once made (the host copy is never
+    #: replaced); None where there is none yet.
+    host_view: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("create arrays with unifiedarray.asarray, zeros, ... not UnifiedArray(...)")
-
-    @classmethod
-    def _from_buffer(cls, buf: UnifiedBuffer) -> UnifiedArray:
-        """The whole of ``buf`` as an array (no copy)."""
-        arr = object.__new__(cls)
-        arr._buf = buf
-        arr._chain = None
-        arr._shape = buf.shape
-        arr._hostview = None
-        return arr
 
     # -- attributes ----------------------------------------------------------
     @property
     def dtype(self) -> np.dtype:
         """The data type, a NumPy ``dtype`` object (``xp.float64 == np.dtype('float64')``)."""
-        return self._buf._dtype
+        return self.buffer.dtype
 
     @property
     def device(self) -> Device:
         """The device this array lives on; operations on it run there."""
-        return self._buf._placement
+        return self.buffer.placement
 
     @property
     def shape(self) -> tuple[int, ...]:
         """The shape, a tuple of ints."""
-        return self._shape
+        return self.extent
 
     @property
     def ndim(self) -> int:
         """The number of axes."""
-        return len(self._shape)
+        return len(self.extent)
 
     @property
     def size(self) -> int:
         """The number of elements."""
         n = 1
-        for s in self._shape:
+        for s in self.extent:
             n *= s
         return n
 
     @property
     def nbytes(self) -> int:
         """The bytes of this array's elements (one copy)."""
-        return self.size * self._buf._dtype.itemsize
+        return self.size * self.buffer.dtype.itemsize
 
     @property
     def itemsize(self) -> int:
         """Bytes per element."""
-        return self._buf._dtype.itemsize
+        return self.buffer.dtype.itemsize
 
     @property
     def T(self) -> UnifiedArray:
         """The transpose of a 2-D array: a view."""
-        shape = self._shape
+        shape = self.extent
         if len(shape) != 2:
             raise ValueError(f"x.T requires a 2-D array (this one is {len(shape)}-D); use permute_dims or mT")
         return _ops.linked_view(self, _TRANSPOSE, (shape[1], shape[0]))
@@ -180,11 +180,11 @@ class UnifiedArray:
     @property
     def mT(self) -> UnifiedArray:
         """The transpose of the last two axes: a view."""
-        n = len(self._shape)
+        n = len(self.extent)
         if n < 2:
             raise ValueError("x.mT requires at least 2 dimensions")
         axes = (*range(n - 2), n - 1, n - 2)
-        return _ops.linked_view(self, Permute(axes), tuple(self._shape[a] for a in axes))
+        return _ops.linked_view(self, Permute(axes), tuple(self.extent[a] for a in axes))
 
     @property
     def real(self) -> UnifiedArray:
@@ -197,15 +197,10 @@ class UnifiedArray:
         return _ops.imag(self)
 
     @property
-    def buffer(self) -> UnifiedBuffer:
-        """The buffer holding this array's data (shared with its views)."""
-        return self._buf
-
-    @property
     def is_view(self) -> bool:
         """Whether this array is a view of another's buffer (basic indexing,
         ``reshape``, ``permute_dims``, ``matrix_transpose``, ``.T``, ``.mT``)."""
-        return self._chain is not None
+        return self.chain is not None
 
     # -- conversion ----------------------------------------------------------
     def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> UnifiedArray:
@@ -225,45 +220,38 @@ class UnifiedArray:
             raise ValueError(f"unsupported Array API version {api_version!r}; supported: {API_VERSIONS}")
         return _ops.namespace()
 
-    def _scalar(self, kind: str) -> Any:
-        """The one element as a Python scalar (``item()`` gives one directly:
-        no NumPy scalar between)."""
-        if self._shape != () and not (kind == "__bool__" and self.size == 1):
-            raise ValueError(f"{kind} needs a 0-d array; this one has shape {self._shape}")
-        return _ops.native_on(self, CPU, _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}").item()
-
     def __bool__(self, /) -> bool:
-        return bool(self._scalar("__bool__"))
+        return bool(python_scalar(self, "__bool__"))
 
     def __int__(self, /) -> int:
         if self.dtype.kind == "c":
             raise TypeError("int() of a complex array")
-        return int(self._scalar("__int__"))
+        return int(python_scalar(self, "__int__"))
 
     def __float__(self, /) -> float:
         if self.dtype.kind == "c":
             raise TypeError("float() of a complex array")
-        return float(self._scalar("__float__"))
+        return float(python_scalar(self, "__float__"))
 
     def __complex__(self, /) -> complex:
-        return complex(self._scalar("__complex__"))
+        return complex(python_scalar(self, "__complex__"))
 
     def __index__(self, /) -> int:
         if self.dtype.kind not in "iu":
             raise TypeError(f"only integer arrays can be used as an index, not {self.dtype.name}")
-        return int(self._scalar("__index__"))
+        return int(python_scalar(self, "__index__"))
 
     def __len__(self) -> int:
-        if not self._shape:
+        if not self.extent:
             raise TypeError("len() of a 0-d array")
-        return self._shape[0]
+        return self.extent[0]
 
     def __iter__(self) -> Iterator[UnifiedArray]:
         """The sub-arrays along the first axis (elements of a 1-D array), as
         NumPy's arrays iterate."""
-        if not self._shape:
+        if not self.extent:
             raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self._shape[0]))
+        return (self[i] for i in range(self.extent[0]))
 
     def __repr__(self) -> str:
         body = np.array2string(_ops.native_on(self, CPU, "repr"), separator=", ", prefix="UnifiedArray(")
@@ -274,8 +262,8 @@ class UnifiedArray:
     def __format__(self, spec: str) -> str:
         """A 0-d array formats as its element (``f"{loss:.4f}"``); any array
         formats as its ``str`` with an empty spec."""
-        if not self._shape:
-            return format(self._scalar("__format__"), spec)
+        if not self.extent:
+            return format(python_scalar(self, "__format__"), spec)
         if spec:
             raise TypeError(f"unsupported format string {spec!r} for a {self.ndim}-d UnifiedArray")
         return str(self)
@@ -283,8 +271,8 @@ class UnifiedArray:
     def __round__(self, ndigits: int | None = None) -> Any:
         """``round(x)``: a Python number for a 0-d array (as Python's round of
         its element), else the array rounded elementwise (NumPy's rules)."""
-        if not self._shape:
-            return round(self._scalar("__round__"), ndigits)
+        if not self.extent:
+            return round(python_scalar(self, "__round__"), ndigits)
         return np.round(self, 0 if ndigits is None else ndigits)
 
     def __contains__(self, value: Any) -> bool:
@@ -684,3 +672,36 @@ class UnifiedArray:
     def partition(self, kth: Any, axis: int = -1) -> None:
         """Partition in place (``ndarray.partition``)."""
         self[...] = np.partition(self, kth, axis=axis)
+
+
+_new = object.__new__
+
+
+def from_buffer(buf: UnifiedBuffer) -> UnifiedArray:
+    """The whole of ``buf`` as an array (no copy).
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> from unifiedarray import UnifiedBuffer
+    >>> from unifiedarray._array import from_buffer
+    >>> b = UnifiedBuffer((2,), dtype=np.int8); b.fill(4)
+    >>> from_buffer(b).tolist()
+    [4, 4]
+    """
+    arr = _new(UnifiedArray)
+    arr.buffer = buf
+    arr.chain = None
+    arr.extent = buf.shape
+    arr.host_view = None
+    return arr
+
+
+def python_scalar(x: UnifiedArray, kind: str) -> Any:
+    """The one element of ``x`` as a Python scalar, for ``kind`` (``bool()``,
+    ``float()``, ``full``'s fill value ...): ``item()`` gives one directly,
+    no NumPy scalar between.  A ``ValueError`` naming ``kind`` where ``x``
+    is not 0-d (``bool`` also takes one element of any shape)."""
+    if x.extent != () and not (kind == "__bool__" and x.size == 1):
+        raise ValueError(f"{kind} needs a 0-d array; this one has shape {x.extent}")
+    return _ops.native_on(x, CPU, _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}").item()

@@ -18,13 +18,13 @@ write marks its copy.  A writable handle (``.host``, ``.device``, ``.mlx``,
 cannot see what the caller does with it.
 
 Host memory leaves the buffer writable by one path only,
-:meth:`UnifiedBuffer._export_host` (behind ``.host``, ``np.asarray``,
+:meth:`UnifiedBuffer.export_host` (behind ``.host``, ``np.asarray``,
 DLPack, ...): the array it hands out is a view whose memory is owned by the
 buffer's *export anchor*, an object that is not an ndarray, so that NumPy
 stops collapsing the bases of every view, memoryview, pickle buffer or
 DLPack capsule derived from it there: each keeps the anchor alive.  The
 anchor's reference count therefore says whether an alias of the host copy
-may still be alive (:meth:`UnifiedBuffer._host_aliased`), whatever the
+may still be alive (:meth:`UnifiedBuffer.host_aliased`), whatever the
 caller did with it.  While one may be, the host copy is authoritative:
 
 * it stays valid, and counts as possibly written at any time;
@@ -42,21 +42,33 @@ same method and mark nothing; whoever rebuilds an array from them copies.
 
 The other handles are *leases* that end when another copy becomes valid:
 
-* MLX handles are detached (MLX's in-place ``a[i] = v`` rebinds only the
-  handle it is called on), so a late write cannot corrupt the buffer (while
-  the lease lasts, writes through the handle run on the library's MLX stream
+* revocable handles (``Backend.revocable_leases``: MLX's, whose in-place
+  ``a[i] = v`` rebinds only the handle it is called on) are detached
+  (``Backend.detach``), so a late write cannot corrupt the buffer (while the
+  lease lasts, writes through an MLX handle run on the library's MLX stream
   and are evaluated at once, so any thread can read the buffer after them);
-* CUDA handles cannot be revoked (they are raw device memory): writes through
-  them after their lease are the case ``mark_device_dirty()`` exists for.
+* other handles cannot be revoked (CUDA's are raw device memory): writes
+  through them after their lease are the case ``mark_device_dirty()``
+  exists for.
 
 A lease ends *before* a move copies anything, so a write through it in
 another thread during the copy misses the buffer instead of reaching the
 source copy only.  Writes made by the library itself go through
-:meth:`UnifiedBuffer._apply_write`, which keeps a live lease on the written
+:meth:`UnifiedBuffer.write`, which keeps a live lease on the written
 copy valid.
 
 The public :attr:`UnifiedBuffer.state` summarises per-copy validity in the
 six states of the design documents; see ``docs/buffer.md``.
+
+The rest of the package asks the buffer questions and never reads its
+fields: :attr:`UnifiedBuffer.ready` and ``host_ready`` (the copy on the
+placement, current, nothing in flight: kept here at every change of the
+state, for the fast paths), :meth:`~UnifiedBuffer.current`,
+:meth:`~UnifiedBuffer.native`, :meth:`~UnifiedBuffer.write`, leases, exports
+and what the pool and the spill ask (``docs/design.md``, "What the rest of
+the package asks the buffer").  What differs between devices the buffer
+asks the device's :class:`~unifiedarray.backends.Backend` (how a copy is
+written, filled, lent, detached, pooled, uploaded into), never its kind.
 
 Example
 -------
@@ -88,8 +100,7 @@ import numpy as np
 from . import _rules
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import transfer
-from ._policy import check_transfer
-from .backends import _registry, backend_for, backend_of_native
+from .backends import Backend, all_backends, backend_for, backend_of_native, registry
 
 __all__ = ["BufferState", "UnifiedBuffer"]
 
@@ -139,7 +150,7 @@ def _anchor_of(native: np.ndarray) -> Any:
     """The export anchor of the host copy ``native``: a ctypes array over
     its memory that keeps ``native`` alive, with the byte offset of
     ``native``'s first element in it.  Not an ndarray, so NumPy's views of
-    arrays made over it keep their base there (see ``_export_host``)."""
+    arrays made over it keep their base there (see ``export_host``)."""
     low, high = np.lib.array_utils.byte_bounds(native)
     anchor: Any = (ctypes.c_char * (high - low)).from_address(low)
     anchor.owner = native  # the memory stays valid while any alias lives
@@ -148,17 +159,17 @@ def _anchor_of(native: np.ndarray) -> Any:
 
 
 class _Holder:
-    __slots__ = ("_anchor",)
-    _anchor: Any
+    __slots__ = ("anchor",)
+    anchor: Any
 
 
 def _alone_refs() -> int:
     # What sys.getrefcount gives for an anchor that only the buffer's slot
-    # holds, measured the way _host_aliased measures it (so it holds on any
+    # holds, measured the way host_aliased measures it (so it holds on any
     # Python version, whatever its reference-counting shortcuts).
     holder = _Holder()
-    holder._anchor = _anchor_of(np.zeros(1))
-    anchor = holder._anchor
+    holder.anchor = _anchor_of(np.zeros(1))
+    anchor = holder.anchor
     return sys.getrefcount(anchor)
 
 
@@ -179,8 +190,18 @@ def _only(dev: Device) -> frozenset:
 
 
 # Called as _ON_DEVICE_COPY(buffer, device) where a device copy is made, while
-# a device memory limit is set (unifiedarray._spill); None otherwise.
+# a device memory limit is set (unifiedarray._spill, through
+# set_device_copy_hook); None otherwise.
 _ON_DEVICE_COPY: Any = None
+
+
+def set_device_copy_hook(hook: Any) -> None:
+    """Call ``hook(buffer, device)`` wherever a buffer makes a device copy
+    (``None``: nothing is called): how a per-device memory limit
+    (:mod:`unifiedarray._spill`) learns of each copy."""
+    global _ON_DEVICE_COPY
+    _ON_DEVICE_COPY = hook
+
 
 # object.__new__, bound once (adopt makes every result's buffer with it).
 _new = object.__new__
@@ -216,9 +237,10 @@ class UnifiedBuffer:
         "_after",
         "_anchor",
         "_copies",
+        "_copy_back",
         "_dtype",
+        "_leased",
         "_lock_obj",
-        "_mlx_leased",
         "_pending",
         "_pinned",
         "_placement",
@@ -227,6 +249,8 @@ class UnifiedBuffer:
         "_shape",
         "_valid",
         "_version",
+        "host_ready",
+        "ready",
     )
 
     _pool_allocation: Any  # the pool's allocation of this buffer's blocks (set by MemoryPool.acquire), or None
@@ -235,7 +259,17 @@ class UnifiedBuffer:
     _copies: dict[Device, Any]
     _valid: frozenset[Device]
     _lock_obj: Any
-    _anchor: Any  # the export anchor (see _export_host), or None: never exported, or no alias left
+    _anchor: Any  # the export anchor (see export_host), or None: never exported, or no alias left
+    _copy_back: Any  # the transfer judged for a write's copy back past a host alias (_acquire_past_alias), or None
+    _leased: Device | None  # the device whose copy is lent as a revocable handle (Backend.revocable_leases)
+    #: The copy on :attr:`placement` when it is current and no move is in
+    #: flight (what may be read there directly, with no lock and no sync),
+    #: else None.  Kept by the buffer at every change of its state: read it,
+    #: never assign it.
+    ready: Any
+    #: :attr:`ready` for a buffer placed on the host; None for one placed on
+    #: a device (the host fast paths ask this one question).
+    host_ready: Any
 
     def __init__(
         self,
@@ -260,20 +294,30 @@ class UnifiedBuffer:
         self._valid: frozenset[Device] = frozenset()
         self._lock_obj: Any = None  # made on first use: most results never need it
         self._anchor = None
-        self._mlx_leased = False
+        self._leased = None
         self._released = False
         self._version = 0
         self._pool_allocation = None  # set by MemoryPool.acquire
         self._pending = None
         self._after = None
+        self._copy_back = None
+        self.ready = None
+        self.host_ready = None
 
-    @classmethod
-    def _blank(cls, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> UnifiedBuffer:
-        """An uninitialised buffer, without argument checks (for callers that
-        already hold a normalised shape, a dtype and a checked device)."""
-        self = object.__new__(cls)
-        self._setup(shape, dtype, device, pinned)
-        return self
+    def _refresh(self) -> None:
+        """Recompute :attr:`ready` and :attr:`host_ready` from the state:
+        called, under the lock, after every change of the valid set, of the
+        move in flight, or of a copy."""
+        home = self._placement
+        ready = self._copies.get(home) if self._pending is None and home in self._valid else None
+        self.ready = ready
+        self.host_ready = ready if home is CPU else None
+
+    @property
+    def lock(self) -> threading.RLock:
+        """This buffer's (reentrant) lock: every access holds it; hold it
+        around several calls to make them one step (a check, then a lease)."""
+        return self._lock
 
     @property
     def _lock(self) -> threading.RLock:
@@ -312,7 +356,7 @@ class UnifiedBuffer:
         host = self._copies.get(CPU)
         if host is None or not self._pinned:
             return False
-        return bool(_registry()["cuda"].is_pinned(host))
+        return bool(backend_for(CPU).is_pinned(host))
 
     @property
     def placement(self) -> Device:
@@ -348,6 +392,77 @@ class UnifiedBuffer:
                 return BufferState.SYNCHRONIZED
             return BufferState.HOST_DIRTY
 
+    @property
+    def version(self) -> int:
+        """How many writes this buffer has seen (what dask tokens and caches
+        key on): it changes whenever the data may have, so each read of it
+        while an alias of the host copy may be alive (see
+        :meth:`export_host`) counts as a write (the alias may have written)."""
+        if self._anchor is not None and self.host_aliased():
+            self._version += 1
+        return self._version
+
+    @property
+    def pool_allocation(self) -> Any:
+        """The memory pool's allocation of this buffer's blocks (see
+        :func:`pooled`), or None for a buffer no pool made."""
+        return self._pool_allocation
+
+    # -- queries: what the rest of the package asks -----------------------------
+    def current(self, dev: Device) -> Any:
+        """The copy on ``dev`` if it is current and no move is in flight (what
+        may be read directly, moving nothing), else None.  :attr:`ready` is
+        this question's answer for the buffer's own placement, kept at hand.
+
+        Example
+        -------
+        >>> from unifiedarray import UnifiedBuffer
+        >>> from unifiedarray._devices import CPU
+        >>> b = UnifiedBuffer((2,)); b.fill(1.0); b.current(CPU).tolist()
+        [1.0, 1.0]
+        """
+        if self._pending is None and dev in self._valid:
+            return self._copies[dev]
+        return None
+
+    def native(self, dev: Device, reason: str, explicit: bool = False) -> Any:
+        """The copy on ``dev`` for reading, made current first if it is stale
+        (a move, counted in the ledger for ``reason``; ``explicit`` for a move
+        the user asked for); a move in flight is waited for.  Marks nothing.
+
+        Example
+        -------
+        >>> from unifiedarray import UnifiedBuffer
+        >>> from unifiedarray._devices import CPU
+        >>> b = UnifiedBuffer((2,)); b.fill(3.0); b.native(CPU, "example").tolist()
+        [3.0, 3.0]
+        """
+        if self._pending is not None:
+            self.wait()
+        # A writer publishes a new copy with one assignment (MLX's writes make
+        # a new handle, see write), so whichever copy this reads is whole.
+        if dev in self._valid:
+            return self._copies[dev]
+        return self._acquire(dev, False, reason, explicit)
+
+    def allocated(self, dev: Device) -> Any:
+        """The copy on ``dev``, current or stale, or None: for what a copy
+        says about itself (its device, its type), never for its data."""
+        return self._copies.get(dev)
+
+    def host_private(self) -> bool:
+        """Whether the host copy is this buffer's only copy and nothing
+        outside the buffer may alias it (no export alive): a temporary whose
+        memory a result may reuse.
+
+        Example
+        -------
+        >>> from unifiedarray import UnifiedBuffer
+        >>> b = UnifiedBuffer((2,)); b.fill(0.0); b.host_private()
+        True
+        """
+        return len(self._copies) == 1 and CPU in self._copies and not self.host_aliased()
+
     # -- the state machine --------------------------------------------------
     def _check_alive(self) -> None:
         if self._released:
@@ -377,7 +492,7 @@ class UnifiedBuffer:
             copies = self._copies
             if dev is not CPU or len(copies) > 1 or (copies and CPU not in copies):
                 self._follow_streams(dev)  # this access's work goes after what it must follow, and is recorded
-            if self._anchor is not None and dev is not CPU and self._host_aliased():
+            if self._anchor is not None and dev is not CPU and self.host_aliased():
                 return self._acquire_past_alias(dev, write, reason, explicit, overwrite)
             if dev not in self._valid:
                 if not self._valid or overwrite:
@@ -388,7 +503,8 @@ class UnifiedBuffer:
                         if _ON_DEVICE_COPY is not None and dev is not CPU:
                             _ON_DEVICE_COPY(self, dev)
                     elif not self._valid and not overwrite:
-                        _fill(native, dev, 0)  # a pooled block: never show a previous owner's data
+                        # A pooled block: never show a previous owner's data.
+                        self._copies[dev] = backend_for(dev).fill(native, 0)
                     self._set_valid(frozenset((dev,)) if overwrite or not self._valid else self._valid | {dev})
                 else:
                     self._move_to(dev, reason, explicit, blocking)
@@ -413,7 +529,9 @@ class UnifiedBuffer:
         written, so a forbidden one fails with nothing changed."""
         why = f"host alias: {reason}"
         if write or overwrite:
-            check_transfer(str(dev), "cpu", self.nbytes, why, explicit)
+            # The copy back, judged by the guard now (a transfer is judged
+            # when it is made) and made by _write_back_past_alias.
+            self._copy_back = transfer(str(dev), "cpu", self.nbytes, why, explicit)
         if overwrite:
             if dev not in self._copies:
                 self._copies[dev] = self._allocate(dev, zero=False)
@@ -434,15 +552,18 @@ class UnifiedBuffer:
         was asked in :meth:`_acquire_past_alias`) and the host is again the
         only valid copy, so the alias sees the write and its own later
         writes are not missed by the next device read."""
-        if dev is CPU or dev not in self._valid or CPU in self._valid or not self._host_aliased():
+        judged, self._copy_back = self._copy_back, None
+        if dev is CPU or dev not in self._valid or CPU in self._valid or not self.host_aliased():
             return
-        with transfer(str(dev), "cpu", self.nbytes, f"host alias: {reason}", False, False):
+        if judged is None:  # never so (a write past an alias is judged when it acquires): recorded all the same
+            judged = transfer(str(dev), "cpu", self.nbytes, f"host alias: {reason}", False, False)
+        with judged:
             backend_for(dev).download(self._copies[dev], self._copies[CPU])
         self._set_valid(_only(CPU))
 
-    def _host_aliased(self) -> bool:
+    def host_aliased(self) -> bool:
         """Whether an alias of the host copy handed out by
-        :meth:`_export_host` may still be alive: the export anchor is
+        :meth:`export_host` may still be alive: the export anchor is
         referred to by more than this buffer.  Where none is, the anchor is
         dropped: the buffer is again as if never exported."""
         anchor = self._anchor
@@ -453,7 +574,7 @@ class UnifiedBuffer:
         self._anchor = None
         return False
 
-    def _export_host(self, reason: str, writable: bool = True) -> np.ndarray:
+    def export_host(self, reason: str, writable: bool = True) -> np.ndarray:
         """The host copy handed out of the library: the one way every path
         that gives out host memory takes (``.host``, ``np.asarray``, DLPack,
         the CPU ``.device``, pickle and distributed frames, ``read``).
@@ -470,10 +591,10 @@ class UnifiedBuffer:
         >>> import numpy as np
         >>> from unifiedarray import UnifiedBuffer
         >>> b = UnifiedBuffer((2,)); b.fill(1)
-        >>> alias = b._export_host("example")
-        >>> alias[0] = 5.0; b._host_aliased(), b.to_numpy().tolist()
+        >>> alias = b.export_host("example")
+        >>> alias[0] = 5.0; b.host_aliased(), b.to_numpy().tolist()
         (True, [5.0, 1.0])
-        >>> del alias; b._host_aliased()
+        >>> del alias; b.host_aliased()
         False
         """
         with self._lock:
@@ -489,17 +610,30 @@ class UnifiedBuffer:
 
     def _allocate(self, dev: Device, zero: bool) -> Any:
         """A new copy on ``dev``: from this buffer's memory pool if it has
-        one (MLX arrays are values, so MLX copies are never pooled)."""
-        if self._pool_allocation is not None and dev.kind != "mlx":
-            return self._pool_allocation.pool._allocate_copy(self, dev, zero)
-        return backend_for(dev).zeros(self._shape, self._dtype, dev, self._pinned)
+        one and ``dev``'s backend pools its copies (``Backend.poolable``)."""
+        backend = backend_for(dev)
+        if self._pool_allocation is not None and backend.poolable:
+            return self._pool_allocation.pool.allocate_copy(self, dev, zero)
+        return backend.zeros(self._shape, self._dtype, dev, self._pinned)
 
-    def _wait(self) -> None:
-        """Wait for a non-blocking move still in flight (see sync_to_device)."""
+    def wait(self) -> None:
+        """Wait for a move still in flight (see :meth:`sync_to_device`), if
+        any; every access does this first.
+
+        Example
+        -------
+        >>> from unifiedarray import UnifiedBuffer
+        >>> b = UnifiedBuffer((2,)); b.sync_to_host(blocking=False); b.wait()
+        >>> b.ready is not None
+        True
+        """
         with self._lock:
             pending, self._pending = self._pending, None
             if pending is not None:
                 pending.synchronize()
+            self._refresh()
+
+    _wait = wait
 
     def _move_to(self, dev: Device, reason: str, explicit: bool, blocking: bool = True) -> None:
         """Make the stale copy on ``dev`` valid, counting every move."""
@@ -511,19 +645,19 @@ class UnifiedBuffer:
         self._revoke_leases()
         nbytes = self.nbytes
         guarded = True
-        if dev != CPU and CPU not in self._valid:
-            # Device to device: the guard judges the move as a whole, then its
-            # two hops through the host are recorded without asking again.
-            check_transfer(str(next(iter(self._valid))), str(dev), nbytes, reason, explicit)
-            guarded = False
         if CPU not in self._valid:
             # Device to host first: every path between memory spaces goes
             # through the host, where every backend can meet every other.
+            # Device to device, the guard judges the move as a whole at its
+            # first hop (a transfer is judged when it is made, before the
+            # host copy is taken), and the second is not judged again.
             source = next(iter(self._valid))
+            hop = transfer(str(source), "cpu", nbytes, reason, explicit, route=None if dev is CPU else str(dev))
+            guarded = dev is CPU
             host = self._copies.get(CPU)
             if host is None:
                 host = self._allocate(CPU, zero=False)
-            with transfer(str(source), "cpu", nbytes, reason, explicit, guarded) as move:
+            with hop as move:
                 # The source's pending work (MLX's lazy graph) is waited for
                 # apart: the ledger charges the copy with the copy only.
                 move.wait_for(backend_for(source).evaluate, self._copies[source])
@@ -535,10 +669,10 @@ class UnifiedBuffer:
             self._set_valid(self._valid | {CPU})
         if dev != CPU:
             with transfer("cpu", str(dev), nbytes, reason, explicit, guarded):
-                if dev == MLX:
-                    # MLX arrays are values: the stale copy cannot be reused,
-                    # so free it first and let the allocator reuse its memory.
-                    self._copies.pop(MLX, None)
+                if not backend.uploads_into:
+                    # The stale copy cannot be written into (MLX's arrays are
+                    # values): free it first, so its memory can be reused.
+                    self._copies.pop(dev, None)
                 if blocking:
                     self._copies[dev] = backend.upload(self._copies[CPU], dev, into=self._copies.get(dev))
                 else:
@@ -552,7 +686,7 @@ class UnifiedBuffer:
     def _set_valid(self, valid: frozenset[Device]) -> None:
         # Any change of the valid set ends the leases handed out so far: a
         # handle written after this point would be written unseen.
-        if self._mlx_leased:
+        if self._leased is not None:
             self._revoke_leases()
         if self._after is not None and valid != self._valid and any(rec[1] for rec in self._after.values()):
             # The leases end: their streams' work so far goes before what
@@ -561,6 +695,7 @@ class UnifiedBuffer:
             for rec in self._after.values():
                 rec[1] = []
         self._valid = valid
+        self._refresh()
 
     # -- streams (CUDA): every access follows the work it must follow ----------------------
     def _follow_streams(self, extra: Device | None = None) -> None:
@@ -599,8 +734,10 @@ class UnifiedBuffer:
             self._after = None
             if type(self._pending) is _OrderAfter:
                 self._pending = None
+                self._refresh()
         elif self._pending is None:
-            self._pending = _OrderAfter(self)
+            self._pending = _OrderAfter(self._follow_streams)
+            self._refresh()
 
     def _record_lease(self, dev: Device) -> None:
         """Record the stream current on ``dev`` as a live lease's (a handle
@@ -615,38 +752,56 @@ class UnifiedBuffer:
         if not any(s == stream for s in rec[1]):
             rec[1].append(stream)
         if self._pending is None:
-            self._pending = _OrderAfter(self)
+            self._pending = _OrderAfter(self._follow_streams)
+            self._refresh()
 
-    def _record_event(self, dev: Device, event: Any) -> None:
-        """Make ``event`` (the end of a pooled block's last owner's work) the
-        work the next access on ``dev`` follows: ``dev``'s copy is that
-        block, just lent, so nothing else is recorded for it."""
+    def follow_event(self, dev: Device, event: Any, now: bool = False) -> None:
+        """Make ``event`` (the end of a pooled block's last owner's work, or
+        None: nothing) the work the next access on ``dev`` follows: ``dev``'s
+        copy is that block, just lent (by :mod:`unifiedarray._pool`), so
+        nothing else is recorded for it.  With ``now``, the current stream
+        follows it at once (the copy is used now).
+
+        Example
+        -------
+        >>> from unifiedarray import UnifiedBuffer
+        >>> from unifiedarray._devices import CPU
+        >>> b = UnifiedBuffer((2,)); b.follow_event(CPU, None); b.ready is None
+        True
+        """
         if event is None:
             return
-        after = self._after
-        if after is None:
-            after = self._after = {}
-        after[dev] = [event, []]
-        if self._pending is None:
-            self._pending = _OrderAfter(self)
+        with self._lock:
+            after = self._after
+            if after is None:
+                after = self._after = {}
+            after[dev] = [event, []]
+            if self._pending is None:
+                self._pending = _OrderAfter(self._follow_streams)
+                self._refresh()
+            if now:
+                self._follow_streams()
 
     def _revoke_leases(self) -> None:
-        """End the MLX lease handed out, if any: the handle is detached (the
-        buffer keeps a new handle on the data).  Host memory needs no
-        revoking: its aliases are seen (see :meth:`_export_host`)."""
-        if self._mlx_leased:
-            self._copies[MLX] = backend_for(MLX).detach(self._copies[MLX])  # type: ignore[attr-defined]
-            self._mlx_leased = False
+        """End the revocable lease handed out, if any: the handle is
+        detached (the buffer keeps a new handle on the data,
+        ``Backend.detach``).  Host memory needs no revoking: its aliases are
+        seen (see :meth:`export_host`)."""
+        dev = self._leased
+        if dev is not None:
+            self._copies[dev] = backend_for(dev).detach(self._copies[dev])
+            self._leased = None
+            self._refresh()
 
-    def _lease(self, dev: Device, reason: str) -> Any:
+    def lease(self, dev: Device, reason: str) -> Any:
         """A writable handle on ``dev``'s copy, counted as a write.  On the
-        host, an alias from :meth:`_export_host`; on a device, refused
+        host, an alias from :meth:`export_host`; on a device, refused
         while a host alias may be alive (its writes could not be copied
         back to the authoritative host copy)."""
         if dev == CPU:
-            return self._export_host(reason)
+            return self.export_host(reason)
         with self._lock:
-            if self._anchor is not None and self._host_aliased():
+            if self._anchor is not None and self.host_aliased():
                 raise BufferError(
                     f"{reason}: a writable handle on the {dev} copy is refused while a NumPy alias of this "
                     f"buffer's host copy may be alive (np.asarray, .host, a DLPack export, or a view or "
@@ -654,51 +809,56 @@ class UnifiedBuffer:
                     f"handle could go unseen. Delete the alias, or write through the array"
                 )
             native = self._acquire(dev, True, reason)
-            if dev == MLX:
+            backend = backend_for(dev)
+            if backend.revocable_leases:
                 # The same object (writes through it reach the buffer), made
-                # to write on the library's stream (see mlx_backend.lease).
-                native = self._copies[MLX] = backend_for(MLX).lease(native)  # type: ignore[attr-defined]
-                self._mlx_leased = True
+                # ready to be written by the caller (MLX: on the library's
+                # stream), and detached when the lease ends.
+                native = self._copies[dev] = backend.lease(native)
+                self._leased = dev
+                self._refresh()
             self._record_lease(dev)  # where the caller's writes will queue
             return native
 
-    def _apply_write(self, dev: Device, write: Any, reason: str) -> None:
+    def write(self, dev: Device, write: Any, reason: str) -> None:
         """Write in place into the copy on ``dev``: a counted write.
 
         ``write(native)`` performs the in-place writes on the native copy
         (``native[key] = value`` on NumPy, CuPy and MLX; MLX's setitem
-        rebinds that same Python object).  The buffer does the rest, under
-        its lock: it makes the copy on ``dev`` current (a move if stale), the
-        only valid one, and bumps the version; the leases of other copies
-        end, and a lease on ``dev``'s own copy stays valid (writes through it
-        keep reaching the buffer); on MLX the write runs on the library's
-        stream and is settled before any other thread can see the copy.
+        rebinds that same Python object), through ``Backend.write``.  The
+        buffer does the rest, under its lock: it makes the copy on ``dev``
+        current (a move if stale), the only valid one, and bumps the version;
+        the leases of other copies end, and a lease on ``dev``'s own copy
+        stays valid (writes through it keep reaching the buffer); on MLX the
+        write runs on the library's stream and is settled before any other
+        thread can see the copy.
 
         Example
         -------
         >>> from unifiedarray import UnifiedBuffer
         >>> from unifiedarray._devices import CPU
         >>> b = UnifiedBuffer((3,)); b.fill(0)
-        >>> b._apply_write(CPU, lambda native: native.__setitem__(1, 5.0), "example")
+        >>> b.write(CPU, lambda native: native.__setitem__(1, 5.0), "example")
         >>> b.to_numpy()
         array([0., 5., 0.], dtype=float32)
         """
         with self._lock:
             native = self._acquire(dev, True, reason)
-            if dev == MLX:
-                self._write_mlx(native, write)
-            else:
+            if dev is CPU:
                 write(native)
+            else:
+                self._publish(dev, backend_for(dev).write(native, write, in_place=self._leased is dev))
             if self._anchor is not None:
                 self._write_back_past_alias(dev, reason)
 
-    def _write_mlx(self, native: Any, write: Any) -> None:
-        """``write`` on the MLX copy ``native`` (this buffer's current one;
-        under the lock), on the library's stream; the result is published
-        as the copy.  A live lease is written in place: it stays valid."""
-        self._copies[MLX] = backend_for(MLX).write(native, write, in_place=self._mlx_leased)  # type: ignore[attr-defined]
+    def _publish(self, dev: Device, native: Any) -> None:
+        """Make ``native`` (what a backend's write returned: the written copy
+        itself, or a new array holding the written data) the copy on ``dev``
+        (under the lock)."""
+        self._copies[dev] = native
+        self._refresh()
 
-    def _drop_copy(self, dev: Device, spill: bool) -> bool:
+    def drop_copy(self, dev: Device, spill: bool) -> bool:
         """Free the copy on ``dev`` (a per-device memory limit's eviction):
         at once where another copy is current; with ``spill``, after moving
         a device-only copy to the host (counted, reason "spill").  False
@@ -723,12 +883,34 @@ class UnifiedBuffer:
                     backend_for(dev).download(self._copies[dev], host)
                 self._copies[CPU] = host
                 self._set_valid(self._valid | {CPU})
-            # _set_valid first: it ends leases, and detaching an MLX lease reads the copy.
+            # _set_valid first: it ends leases, and detaching a lease reads the copy.
             self._set_valid(self._valid - {dev})
             del self._copies[dev]
+            self._refresh()
             return True
         finally:
             lock.release()
+
+    def retire(self) -> Any:
+        """End this buffer for its memory pool (``MemoryPool.release``): a
+        move in flight is waited for, the streams' work is followed (so the
+        event recorded next ends all the work on its blocks), the leases end,
+        and every copy is dropped; any later use raises ``RuntimeError``.
+        Returns the pool's allocation, whose blocks the pool takes back.
+        Aliases of the host copy still alive keep its block through the
+        export anchor: the pool then holds that block, never lending it."""
+        with self._lock:
+            if self._released:
+                raise RuntimeError("release: this buffer was already released")
+            if self._pending is not None:
+                self.wait()  # a non-blocking move may still be writing into a block
+            self._follow_streams()
+            self._set_valid(_NO_COPIES)  # ends a lease
+            self._released = True
+            self._copies = {}
+            self._anchor = None
+            self._refresh()
+            return self._pool_allocation
 
     def read(self, device: DeviceLike = CPU) -> Any:
         """The current data on ``device``, for reading: syncs a stale copy,
@@ -743,13 +925,11 @@ class UnifiedBuffer:
         """
         dev = Device.parse(device)
         if dev == CPU:
-            return self._export_host("UnifiedBuffer.read", writable=False)
-        native = self._acquire(dev, False, "UnifiedBuffer.read")
-        if dev == MLX:
-            # A new handle: MLX's in-place writes rebind only the handle they
-            # are made through, so the caller cannot write into the copy.
-            return backend_for(MLX).detach(native)  # type: ignore[attr-defined]
-        return native
+            return self.export_host("UnifiedBuffer.read", writable=False)
+        # Backend.detach: a handle whose writes cannot reach the copy where
+        # the backend can give one (MLX's in-place writes rebind only the
+        # handle they are made through); the copy itself elsewhere.
+        return backend_for(dev).detach(self._acquire(dev, False, "UnifiedBuffer.read"))
 
     # -- documented properties -----------------------------------------------
     @property
@@ -763,18 +943,19 @@ class UnifiedBuffer:
         ..."``), so a write through it is never missed and it never reads
         stale data.  To read without marking anything, use :meth:`to_numpy`.
         """
-        return self._lease(CPU, "UnifiedBuffer.host")
+        return self.lease(CPU, "UnifiedBuffer.host")
 
     def _accelerator(self) -> Device:
         if self._placement != CPU:
             return self._placement
-        cuda = _registry()["cuda"]
-        if not cuda.available:
+        backend = host_accelerator()
+        if backend is None:
             return CPU
-        # A host buffer's accelerator copy: the GPU that holds a current copy,
-        # else one that holds a copy, else the first GPU.
-        gpus = [d for d in self._valid if d.kind == "cuda"] or [d for d in self._copies if d.kind == "cuda"]
-        return min(gpus, key=lambda d: d.index) if gpus else cuda.devices()[0]
+        # A host buffer's accelerator copy: the device of that backend that
+        # holds a current copy, else one that holds a copy, else its first.
+        kind = backend.kind
+        gpus = [d for d in self._valid if d.kind == kind] or [d for d in self._copies if d.kind == kind]
+        return min(gpus, key=lambda d: d.index) if gpus else backend.devices()[0]
 
     @property
     def device(self) -> Any:
@@ -786,22 +967,22 @@ class UnifiedBuffer:
         data as :attr:`host`.  Handing it out counts as a
         write on that copy.
         """
-        return self._lease(self._accelerator(), "UnifiedBuffer.device")
+        return self.lease(self._accelerator(), "UnifiedBuffer.device")
 
     @property
     def mlx(self) -> Any:
         """A writable MLX array holding this buffer's data (synced first if
         stale); counts as an MLX write.  Works wherever MLX is installed."""
-        return self._lease(MLX, "UnifiedBuffer.mlx")
+        return self.lease(MLX, "UnifiedBuffer.mlx")
 
     @property
     def metal(self) -> Any:
         """The MLX copy where MLX runs on Apple Metal; elsewhere a
         ``RuntimeError`` saying why (use :attr:`mlx` there)."""
-        reason = _registry()["mlx"].metal_reason  # type: ignore[attr-defined]
+        reason = registry()[MLX.kind].facilities()["metal"]
         if reason is not None:
             raise RuntimeError(f"UnifiedBuffer.metal: {reason}")
-        return self._lease(MLX, "UnifiedBuffer.metal")
+        return self.lease(MLX, "UnifiedBuffer.metal")
 
     # -- documented methods ----------------------------------------------------
     def sync_to_device(self, device: DeviceLike | None = None, *, blocking: bool = True) -> None:
@@ -828,7 +1009,7 @@ class UnifiedBuffer:
             self._check_alive()
             if dev not in self._copies:
                 raise RuntimeError(f"mark_*_dirty: this buffer has no copy on {dev} to mark")
-            if dev is not CPU and self._anchor is not None and self._host_aliased():
+            if dev is not CPU and self._anchor is not None and self.host_aliased():
                 # The host stays authoritative: the declared write goes back to it.
                 self._acquire_past_alias(dev, True, "mark_dirty", False, True)
                 self._write_back_past_alias(dev, "mark_dirty")
@@ -867,10 +1048,7 @@ class UnifiedBuffer:
         with self._lock:
             dev = self._placement if not self._valid else (CPU if CPU in self._valid else next(iter(self._valid)))
             native = self._acquire(dev, True, "UnifiedBuffer.fill", overwrite=True)
-            if dev == MLX:
-                self._write_mlx(native, _FillAll(value))
-            else:
-                _fill(native, dev, value)
+            self._publish(dev, backend_for(dev).fill(native, value, in_place=self._leased is dev))
             if self._anchor is not None:
                 self._write_back_past_alias(dev, "UnifiedBuffer.fill")
 
@@ -887,24 +1065,22 @@ class UnifiedBuffer:
         array([0., 1., 2.], dtype=float32)
         """
         backend = backend_of_native(array)
-        if backend is None or backend.name == "numpy":
+        dev = CPU if backend is None else backend.device_of(array)
+        if dev is CPU:
             src = np.asarray(array)
             self._check_copy(src.shape, src.dtype)
             host = self._acquire(CPU, True, "UnifiedBuffer.copy_from", overwrite=True)
             np.copyto(host, src, casting="same_kind")
             return
-        dev = backend.device_of(array)
-        self._check_copy(tuple(array.shape), _native_dtype(backend, array))
-        if backend.name == "mlx":
-            # The caller's array may be a lazy graph on the caller's own
-            # stream, which only this thread can evaluate: evaluate it here.
-            array = backend.detach(array)  # type: ignore[attr-defined]
+        assert backend is not None
+        self._check_copy(tuple(array.shape), backend.dtype_of(array))
+        # A handle of the caller's data that is settled here, in the caller's
+        # thread (MLX: the caller's lazy graph, which only this thread can
+        # evaluate); the array itself on other backends.
+        array = backend.detach(array)
         with self._lock:
             native = self._acquire(dev, True, "UnifiedBuffer.copy_from", overwrite=True)
-            if backend.name == "mlx":
-                self._write_mlx(native, _FillAll(array, cast=_native_dtype(backend, array) != self._dtype))
-            else:
-                backend.copy_into(native, array)  # on the array's GPU
+            self._publish(dev, backend.copy_into(native, array, in_place=self._leased is dev))
             if self._anchor is not None:
                 self._write_back_past_alias(dev, "UnifiedBuffer.copy_from")
 
@@ -928,60 +1104,37 @@ class UnifiedBuffer:
 
 class _OrderAfter:
     """A buffer's ``_pending`` while stream work is recorded for it (see
-    ``UnifiedBuffer._follow_streams``): waiting for it makes each device's
-    current stream follow that work, on the GPU (the host does not wait),
-    and stays armed while anything is still recorded."""
+    ``UnifiedBuffer._follow_streams``, which it holds): waiting for it makes
+    each device's current stream follow that work, on the GPU (the host
+    does not wait), and stays armed while anything is still recorded."""
 
-    __slots__ = ("buf",)
+    __slots__ = ("synchronize",)
 
-    def __init__(self, buf: UnifiedBuffer) -> None:
-        self.buf = buf
-
-    def synchronize(self) -> None:
-        self.buf._follow_streams()
+    def __init__(self, follow_streams: Any) -> None:
+        self.synchronize = follow_streams
 
 
-class _FillAll:
-    """A write that sets every element (``native[...] = value``), with
-    ``cast``, ``value`` cast to the native's dtype first (MLX: the cast is
-    built where the write is, on the library's stream)."""
-
-    __slots__ = ("cast", "value")
-
-    #: it writes every element: the backend may start from new memory (MLX
-    #: does where the copy is poisoned by a failed evaluation)
-    replaces_all = True
-
-    def __init__(self, value: Any, cast: bool = False) -> None:
-        self.value = value
-        self.cast = cast
-
-    def __call__(self, native: Any) -> None:
-        native[...] = self.value.astype(native.dtype) if self.cast else self.value
+def host_accelerator() -> Backend | None:
+    """The backend whose device a host buffer's accelerator copy lives on
+    (:attr:`UnifiedBuffer.device`): the first available backend that says
+    so (``Backend.host_accelerator``: CUDA's), or None."""
+    for backend in all_backends():
+        if backend.host_accelerator and backend.available:
+            return backend
+    return None
 
 
-def _fill(native: Any, dev: Device, value: Any) -> None:
-    # A CUDA copy is filled on its own GPU (a kernel runs on the current GPU's stream).
-    if dev.kind == "cuda":
-        backend_for(dev).fill(native, value)  # type: ignore[attr-defined]
-    else:
-        native.fill(value)
-
-
-def _native_dtype(backend: Any, array: Any) -> np.dtype:
-    return backend.dtype_of(array)
-
-
-def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:
+def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> UnifiedBuffer:
     """A buffer that adopts ``native`` (already on ``device``) as its only
-    copy.  The caller guarantees nothing else aliases ``native``.
+    copy; ``shape`` is ``native.shape`` where the caller has it at hand.
+    The caller guarantees nothing else aliases ``native``.
 
     Every operation's result comes through here, so it is a plain function
     that sets the fields itself (a classmethod and :meth:`_setup` cost a
     measurable share of a small array's ``a + b``).
     """
     self = _new(UnifiedBuffer)
-    self._shape = native.shape
+    self._shape = native.shape if shape is None else shape
     self._dtype = dtype
     self._pinned = False
     self._placement = device
@@ -992,14 +1145,48 @@ def adopt(native: Any, device: Device, dtype: np.dtype) -> UnifiedBuffer:
     self._valid = valid
     self._lock_obj = None
     self._anchor = None
-    self._mlx_leased = False
+    self._leased = None
     self._released = False
     self._version = 0
     self._pool_allocation = None
     self._pending = None
     self._after = None
+    self._copy_back = None
+    self.ready = native
+    self.host_ready = native if device is CPU else None
     if _ON_DEVICE_COPY is not None and device is not CPU:
         _ON_DEVICE_COPY(self, device)
+    return self
+
+
+_NO_COPIES: frozenset[Device] = frozenset()
+
+
+def pooled(
+    native: Any,
+    shape: tuple[int, ...],
+    dtype: np.dtype,
+    device: Device,
+    pinned: bool,
+    allocation: Any,
+    after: Any = None,
+) -> UnifiedBuffer:
+    """A buffer made by a memory pool (:mod:`unifiedarray._pool`) for
+    ``allocation``: ``native`` (a view of a pooled block on ``device``, or
+    None where ``device``'s backend pools nothing) is its copy there, and no
+    copy is valid yet (reads see zeros, never an old owner's data).  Its
+    first use follows ``after``, the end of the block's last owner's work
+    (see :meth:`UnifiedBuffer.follow_event`)."""
+    if native is None:
+        self = _new(UnifiedBuffer)
+        self._setup(shape, dtype, device, pinned)
+    else:
+        self = adopt(native, device, dtype)
+        self._valid = _NO_COPIES  # uninitialised until used
+        self._pinned = pinned
+        self._refresh()
+        self.follow_event(device, after)
+    self._pool_allocation = allocation
     return self
 
 

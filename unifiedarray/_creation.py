@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 
 from . import _calls, _intake, _placement, _results, _rules
-from ._array import UnifiedArray
+from ._array import UnifiedArray, from_buffer, python_scalar
 from ._buffer import UnifiedBuffer, upload_new
 from ._devices import CPU, Device, DeviceLike
 from ._dtypes import as_dtype, default_complex, default_float
-from .backends import backend_for, backend_of_native
+from .backends import all_backends, backend_for, backend_of_native
 
 __all__ = [
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like",
@@ -98,7 +98,7 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: DeviceLike |
         # in NumPy: never a silent float32 -> float64.
         if dtype is None:
             dtype = fill_value.dtype
-        fill_value = fill_value._scalar("full")
+        fill_value = python_scalar(fill_value, "full")
     dt = _rules.scalar_dtype(fill_value, dev, "full") if dtype is None else as_dtype(dtype, dev)
     return _create("full", dev, shape, _rules.fill_value(dt, fill_value, "full"), dtype=dt)
 
@@ -190,7 +190,7 @@ def full_like(
     [2, 2]
     """
     if type(fill_value) is UnifiedArray:
-        fill_value = fill_value._scalar("full_like")
+        fill_value = python_scalar(fill_value, "full_like")
     if type(x) is not UnifiedArray:
         raise TypeError(f"full_like expects a UnifiedArray, got {type(x).__name__}")
     dt = x.dtype if dtype is None else as_dtype(dtype, _device(device, x))
@@ -248,7 +248,7 @@ def asarray(
     if isinstance(obj, UnifiedBuffer):
         # A buffer (one from the pool, say) is this library's own memory: the
         # array is its whole (no copy), and then as for any array.
-        return _asarray_own(UnifiedArray._from_buffer(obj), dt, device, copy)
+        return _asarray_own(from_buffer(obj), dt, device, copy)
     if copy is False:
         raise ValueError(
             "asarray(copy=False) on data from outside unifiedarray: sharing memory the library "
@@ -256,7 +256,7 @@ def asarray(
         )
     dev = _device(device)
     backend = None if tobj in (list, tuple, float, int, bool, complex, np.ndarray) else backend_of_native(obj)
-    if backend is not None and backend.name != "numpy" and getattr(obj, "ndim", None) is not None:
+    if backend is not None and backend.kind != CPU.kind and getattr(obj, "ndim", None) is not None:
         src_dev = backend.device_of(obj)
         with backend.compute_context(src_dev):
             out = _results.wrap_result(backend.copy(obj), src_dev)  # MLX arrays are values; CuPy copies on its GPU
@@ -269,7 +269,7 @@ def asarray(
         if tobj is not list and tobj is not tuple and (host is obj or np.may_share_memory(host, obj)):
             host = host.copy()  # never alias memory the library cannot watch
         return _results.adopt(host, CPU, host.dtype)
-    return UnifiedArray._from_buffer(upload_new(host, dev, "asarray", explicit=True))
+    return from_buffer(upload_new(host, dev, "asarray", explicit=True))
 
 
 def _to_host_array(obj: Any, dt: np.dtype | None, dev: Device) -> np.ndarray:
@@ -332,7 +332,8 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
             # import (a dtype, a device); 2.5, as the standard, BufferError.
             raise BufferError(f"from_dlpack: {exc}") from exc
         return asarray(host, device=device)
-    if kind == 2:  # kDLCUDA
-        gpu = Device("cuda", index)
-        return asarray(backend_for(gpu).import_dlpack(x, gpu), device=device)  # type: ignore[attr-defined]
+    for owner in all_backends():
+        if owner.dlpack_device_type == kind:  # the backend that imports from its devices (kDLCUDA: CUDA's)
+            where = Device(owner.kind, index) if owner.indexed else Device(owner.kind)
+            return asarray(backend_for(where).import_dlpack(x, where), device=device)
     raise BufferError(f"from_dlpack: unsupported DLPack device type {kind}")

@@ -56,7 +56,7 @@ import numpy as np
 
 from . import _pickling
 from ._access import native_on
-from ._array import UnifiedArray
+from ._array import UnifiedArray, from_buffer
 from ._buffer import upload_new
 from ._devices import CPU, Device, DeviceLike
 from ._pickling import DeviceUnavailableWarning, host_frame, host_from_bytes, restore
@@ -64,7 +64,7 @@ from ._pickling import _rebuild as _rebuild  # older pickles name unifiedarray._
 from ._policy import get_default_device
 from ._resolve import namespace_for
 from ._results import adopt, wrap_result
-from .backends import backend_for, registry
+from .backends import all_backends, backend_for, registry
 
 __all__ = [
     "DevicePlugin",
@@ -110,10 +110,8 @@ def token(x: UnifiedArray) -> tuple:
     """
     if not _REGISTERED[0]:
         _maybe_register()
-    buf = x._buf
-    if buf._anchor is not None and buf._host_aliased():
-        buf._version += 1  # an alias of the host copy may have written it since the last token
-    return ("unifiedarray", _PROCESS_TAG, _serial(buf), buf._version, x._chain, x.dtype.str, x._shape)
+    buf = x.buffer
+    return ("unifiedarray", _PROCESS_TAG, _serial(buf), buf.version, x.chain, x.dtype.str, x.extent)
 
 
 # -- data out and in ---------------------------------------------------------------
@@ -126,7 +124,7 @@ def _frame(host: np.ndarray) -> memoryview:
 def dask_serialize(x: UnifiedArray) -> tuple[dict, list]:
     """distributed's ``dask`` family: a header and one frame of raw bytes."""
     host = host_frame(x, "dask_serialize")
-    header = {"device": str(x._buf._placement), "dtype": host.dtype.str, "shape": host.shape}
+    header = {"device": str(x.buffer.placement), "dtype": host.dtype.str, "shape": host.shape}
     return header, [_frame(host)]
 
 
@@ -139,9 +137,9 @@ def dask_deserialize(header: dict, frames: list) -> UnifiedArray:
 def cuda_serialize(x: UnifiedArray) -> tuple[dict, list]:
     """distributed's ``cuda`` family (UCX): CUDA memory sent as it is.  Any
     chunk whose CUDA copy is not current goes to the next family."""
-    buf = x._buf
-    dev = buf._placement
-    if dev.kind != "cuda" or dev not in buf._valid:
+    buf = x.buffer
+    dev = buf.placement
+    if not backend_for(dev).cuda_memory or dev not in buf.valid_devices:
         raise NotImplementedError("not a CUDA-current chunk")
     native = native_on(x, dev, "cuda_serialize")
     with native.device:  # CuPy's Device: work on the chunk's own GPU
@@ -154,10 +152,11 @@ def cuda_serialize(x: UnifiedArray) -> tuple[dict, list]:
 
 def cuda_deserialize(header: dict, frames: list) -> UnifiedArray:
     (frame,) = frames
-    dev = Device.parse("cuda")  # UCX receives on the current GPU
+    backend = next(b for b in all_backends() if b.cuda_memory and b.available)
+    dev = Device.parse(backend.kind)  # UCX receives on the current GPU
     raw = namespace_for(dev).asarray(frame)  # CuPy, Numba and RMM device buffers alike
     native = raw.view(np.dtype(header["dtype"])).reshape(tuple(header["shape"]))
-    return wrap_result(native, Device("cuda", native.device.id))
+    return wrap_result(native, backend.device_of(native))
 
 
 def reduce_ex(x: UnifiedArray, protocol: int) -> tuple:
@@ -182,9 +181,9 @@ def sizeof(x: UnifiedArray) -> int:
     """
     if not _REGISTERED[0]:
         _maybe_register()
-    buf = x._buf
-    nbytes = buf.nbytes if x._chain is None else x.size * buf._dtype.itemsize
-    return 64 + nbytes * max(len(buf._copies), 1)
+    buf = x.buffer
+    nbytes = buf.nbytes if x.chain is None else x.size * buf.dtype.itemsize
+    return 64 + nbytes * max(len(buf.allocated_devices), 1)
 
 
 def register_sizeof(sizeof_dispatch: Any) -> None:
@@ -320,7 +319,7 @@ class RandomState:
                 return out
             if dev is CPU:
                 return adopt(out, CPU, out.dtype)
-            return UnifiedArray._from_buffer(upload_new(out, dev, "random", explicit=True))
+            return from_buffer(upload_new(out, dev, "random", explicit=True))
 
         return draw
 
@@ -390,7 +389,7 @@ def array_backend() -> Any:
         @classmethod
         def to_backend(cls, data: Any, **kwargs: Any) -> Any:
             dev = Device.parse(kwargs.pop("device", None) or backend_device())
-            if type(data._meta) is UnifiedArray and data._meta.device == dev:
+            if type(data._meta) is UnifiedArray and data._meta.device == dev:  # noqa: SLF001  # dask's meta array (dask has no public accessor)
                 return data
             return data.map_blocks(intake_chunk, device=str(dev), meta=meta(dev), **kwargs)
 
@@ -444,7 +443,7 @@ def intake_chunk(data: Any, device: str | None = None, **kwargs: Any) -> Unified
     host = np.array(data, copy=True)  # a copy the new array owns (the chunk may be shared)
     if dev is CPU:
         return adopt(host, CPU, host.dtype)
-    return UnifiedArray._from_buffer(upload_new(host, dev, "to_backend", explicit=True))
+    return from_buffer(upload_new(host, dev, "to_backend", explicit=True))
 
 
 def _on_device(arr: Any, dev: Device) -> Any:
@@ -452,7 +451,7 @@ def _on_device(arr: Any, dev: Device) -> Any:
     UnifiedArray on ``dev``: dask's creation functions build chunks from the
     meta, and the ones that do not (or land elsewhere) are converted, so the
     graph's output never depends on how NumPy's ``like=`` was dispatched."""
-    m = arr._meta
+    m = arr._meta  # noqa: SLF001  # dask's meta array (dask has no public accessor)
     if type(m) is UnifiedArray and m.device == dev:
         return arr.map_blocks(_ensure_on, device=str(dev), meta=m, dtype=arr.dtype)
     return arr.map_blocks(intake_chunk, device=str(dev), dtype=arr.dtype)
@@ -476,7 +475,7 @@ def worker_resources() -> dict[str, int]:
     """
     out: dict[str, int] = {}
     for kind, backend in registry().items():
-        if kind != "cpu" and backend.available and backend.devices():
+        if kind != CPU.kind and backend.available and backend.devices():
             out[kind] = len(backend.devices())
     return out
 

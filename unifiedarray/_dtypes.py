@@ -24,14 +24,14 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from ._devices import CPU, MLX, Device
+from ._devices import CPU, Device
 
 __all__ = ["DType", "as_dtype", "default_complex", "default_float", "default_int", "scalar_dtype"]
 
 #: The type of a dtype: NumPy's ``dtype`` objects.
 DType: TypeAlias = np.dtype
 
-_FLOAT64, _COMPLEX64, _COMPLEX128 = np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128)
+_FLOAT64, _COMPLEX128 = np.dtype(np.float64), np.dtype(np.complex128)
 _INT64, _BOOL = np.dtype(np.int64), np.dtype(np.bool_)
 PYTHON_TYPES = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 
@@ -41,9 +41,24 @@ def default_float(dev: Device) -> np.dtype:
     return _FLOAT64
 
 
+# kind -> its default complex dtype where it is not complex128 (set by the
+# backends' registry from Backend.default_complex).
+_DEFAULT_COMPLEX: dict[str, np.dtype] = {}
+
+
+def set_default_complex(kind: str, dtype: np.dtype | None) -> None:
+    """Make ``dtype`` the default complex dtype on devices of ``kind`` (None:
+    complex128 again); the backends' registry calls this for each backend."""
+    if dtype is None or np.dtype(dtype) == _COMPLEX128:
+        _DEFAULT_COMPLEX.pop(kind, None)
+    else:
+        _DEFAULT_COMPLEX[kind] = np.dtype(dtype)
+
+
 def default_complex(dev: Device) -> np.dtype:
-    """The default complex dtype on ``dev``."""
-    return _COMPLEX64 if dev == MLX else _COMPLEX128
+    """The default complex dtype on ``dev``: complex128, except where its
+    backend holds none (MLX: complex64; ``Backend.default_complex``)."""
+    return _DEFAULT_COMPLEX.get(dev.kind, _COMPLEX128) if _DEFAULT_COMPLEX else _COMPLEX128
 
 
 def default_int(dev: Device) -> np.dtype:

@@ -1,5 +1,6 @@
 """Errors: a backend's exception raised as the class the host raises for
-the same call, on every device (:data:`ERRORS`, :func:`translate`).
+the same call, on every device (:func:`translate`, by the backend's own
+table, ``Backend.error_translations``).
 
 Example
 -------
@@ -11,31 +12,15 @@ Example
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
-from numpy.exceptions import AxisError
-from numpy.linalg import LinAlgError
-
 from ._devices import CPU, Device
+from .backends import backend_for
 
-__all__ = ["ERRORS", "run_translated", "translate"]
+__all__ = ["run_translated", "translate"]
 
 _NONE: dict[str, Any] = {}  # no keywords: never written
-
-#: A backend's exception (device kind, class, a pattern of its message) and the
-#: class the host raises for the same call.  Checked in order; an exception no
-#: row matches passes through unchanged.  The backends' namespaces raise the
-#: host's classes themselves where they can (the MLX namespace checks indices,
-#: pivots and axes before MLX sees them); this table is the net behind them.
-ERRORS: tuple[tuple[str, type[BaseException], re.Pattern[str], type[Exception]], ...] = (
-    ("mlx", RuntimeError, re.compile(r"bad_cast|out of range|too large"), OverflowError),
-    ("mlx", ValueError, re.compile(r"axis .* (is )?out of bounds|Invalid axis|\[.*\] .*axis"), AxisError),
-    ("mlx", RuntimeError, re.compile(r"[Ss]ingular|not positive.definite|LAPACK|lapack"), LinAlgError),
-    ("mlx", RuntimeError, re.compile(r"[Ss]hape|broadcast"), ValueError),
-    ("cuda", Exception, re.compile(r"[Ss]ingular|not positive.definite"), LinAlgError),
-)
 
 
 def translate(exc: BaseException, dev: Device, path: str) -> BaseException:
@@ -44,8 +29,8 @@ def translate(exc: BaseException, dev: Device, path: str) -> BaseException:
     if dev is CPU:
         return exc
     message = str(exc)
-    for kind, cls, pattern, target in ERRORS:
-        if dev.kind == kind and isinstance(exc, cls) and pattern.search(message):
+    for cls, pattern, target in backend_for(dev).error_translations:
+        if isinstance(exc, cls) and pattern.search(message):
             new = target(f"{path} on {dev}: {message}")
             new.__cause__ = exc
             return new

@@ -2,7 +2,7 @@
 
 * ``__array__`` (``np.asarray(x)``): the host copy, synced first if stale
   (counted), as a writable alias of ``x`` on every device, as NumPy users
-  expect: a host write handed out through ``UnifiedBuffer._export_host``,
+  expect: a host write handed out through ``UnifiedBuffer.export_host``,
   so the buffer knows while it (or anything derived from it) is alive and
   keeps the host copy authoritative meanwhile (device reads re-sync from
   it, device writes are copied back to it: counted, ``"host alias: ..."``).
@@ -66,7 +66,8 @@ def dlpack(
     copy: bool | None = None,
 ) -> Any:
     dev = self.device
-    if max_version is None and dev == MLX and self.dtype in backend_for(MLX).dlpack_import_narrows:  # type: ignore[attr-defined]
+    backend = backend_for(dev)
+    if max_version is None and self.dtype in backend.dlpack_import_narrows:
         # An unversioned request, as MLX's own functions make first: refused,
         # they take __mlx_array__ (the MLX copy, its dtype) instead of a
         # DLPack import that would narrow the dtype (see docs/interop.md).
@@ -98,15 +99,14 @@ def dlpack(
                 return alias.__dlpack__(stream=stream, **_legacy_safe(kwargs, versioned))
         host = native_on(self, CPU, "__dlpack__")
         return np.array(host, copy=True).__dlpack__(stream=stream, **_legacy_safe(kwargs, versioned))
-    if dev == MLX and copy is not False:
-        # MLX's exports carry no read-only flag; a copy keeps the buffer safe
-        # from a consumer that writes, and MLX's own import copies anyway.
-        native = backend_for(MLX).copy(native_on(self, MLX, "__dlpack__"))
-        return native.__dlpack__()
+    if backend.dlpack_exports_copy and copy is not False:
+        # Exports that carry no read-only flag (MLX's): a copy keeps the
+        # buffer safe from a consumer that writes (MLX's own import copies anyway).
+        return backend.export_dlpack(backend.copy(native_on(self, dev, "__dlpack__")), None, {})
     if max_version is not None:
         kwargs["max_version"] = tuple(max_version)  # CuPy declares a tuple
     if copy:
-        native = backend_for(dev).copy(native_on(self, dev, "__dlpack__"))  # on the array's GPU
+        native = backend.copy(native_on(self, dev, "__dlpack__"))  # on the array's GPU
         # Our copy is exported as it is: CuPy refuses copy=True for a same-
         # device export ("only supported for copy to CPU").
         kwargs["copy"] = None
@@ -117,14 +117,9 @@ def dlpack(
             if copy is False:
                 raise
             # A host alias may be alive (or the view is not one block): copy=None allows a copy.
-            native = backend_for(dev).copy(native_on(self, dev, "__dlpack__"))
+            native = backend.copy(native_on(self, dev, "__dlpack__"))
             kwargs["copy"] = None
-    if dev.kind == "cuda":
-        return backend_for(dev).export_dlpack(native, stream, kwargs)  # type: ignore[attr-defined]
-    try:
-        return native.__dlpack__(stream=stream, **kwargs)
-    except TypeError:  # producers that predate the 2023.12 keywords
-        return native.__dlpack__(stream=stream) if stream is not None else native.__dlpack__()
+    return backend.export_dlpack(native, stream, kwargs)
 
 
 def _legacy_safe(kwargs: dict[str, Any], versioned: bool) -> dict[str, Any]:
@@ -139,17 +134,16 @@ def dlpack_device(self: UnifiedArray) -> tuple[int, int]:
     dev = self.device
     if dev == CPU:
         return (1, 0)
-    if dev.kind == "cuda":
-        return (2, dev.index)
-    buf = self._buf
-    native = buf._copies.get(dev)
-    if native is None:
-        native = native_on(self, dev, "__dlpack_device__")
-    return tuple(native.__dlpack_device__())
+
+    def native() -> Any:  # any copy on dev, current or stale, tells its device
+        found = self.buffer.allocated(dev)
+        return native_on(self, dev, "__dlpack_device__") if found is None else found
+
+    return backend_for(dev).dlpack_device(dev, native)
 
 
 def _cuda_native(self: UnifiedArray, reason: str) -> Any:
-    if self.device.kind != "cuda":
+    if not backend_for(self.device).cuda_memory:
         raise AttributeError(f"{reason}: this array lives on {self.device}, not on a CUDA device")
     return writable_native(self, self.device, reason)  # a raw pointer goes out: presume a write
 
@@ -164,10 +158,10 @@ def cuda_array_interface(self: UnifiedArray) -> dict[str, Any]:
     through a raw pointer, take ``__cupy_get_ndarray__()`` (a write) or
     declare the write with ``mark_device_dirty()``."""
     dev = self.device
-    if dev.kind != "cuda":
+    backend = backend_for(dev)
+    if not backend.cuda_memory:
         raise AttributeError(f"__cuda_array_interface__: this array lives on {dev}, not on a CUDA device")
-    native = native_on(self, dev, "__cuda_array_interface__")
-    return backend_for(dev).cuda_array_interface(native)  # type: ignore[attr-defined]
+    return backend.cuda_array_interface(native_on(self, dev, "__cuda_array_interface__"))
 
 
 def cupy_get_ndarray(self: UnifiedArray) -> Any:
@@ -176,4 +170,4 @@ def cupy_get_ndarray(self: UnifiedArray) -> Any:
 
 def mlx_array(self: UnifiedArray) -> Any:
     native = native_on(self, MLX, "__mlx_array__")
-    return backend_for(MLX).detach(native)  # type: ignore[attr-defined]
+    return backend_for(MLX).detach(native)

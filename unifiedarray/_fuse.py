@@ -250,13 +250,13 @@ class _Recording:
         raises; a comparison's constant is answered eagerly).  Elsewhere a
         scalar argument becomes a constant of the trace."""
         for i, o in enumerate(operands):
-            if type(o) is not ScalarTracer or o._slot not in self.scalar_index:
+            if type(o) is not ScalarTracer or o.trace_slot not in self.scalar_index:
                 continue
             other = operands[1 - i] if len(operands) == 2 else None
             if entry in (_operators.operate, _operators.binary_function) and type(other) is ArrayTracer:
                 self.derive((o,), functools.partial(_operator_scalar, name, other.dtype, i == 0))
             else:
-                raise _NeedsValue(o._argument)
+                raise _NeedsValue(o.trace_argument)
 
     def derive(self, sources: tuple, convert: Callable[..., tuple]) -> tuple:
         """``convert(*values)``: the rules' check (an empty tuple) or
@@ -274,21 +274,21 @@ class _Recording:
         arguments = [s for s in sources if type(s) is ScalarTracer]
         if not arguments:
             return tuple(values)
-        picks = [(self.scalar_index[s._slot], None) if type(s) is ScalarTracer else (-1, s) for s in sources]
+        picks = [(self.scalar_index[s.trace_slot], None) if type(s) is ScalarTracer else (-1, s) for s in sources]
         self.rules.append(_ScalarRule(convert, picks))
         out = []
         for v in values:
             slot = self.new_slot()
             self.shapes[slot] = ()
             self.derived.append(slot)
-            out.append(ScalarTracer(self, slot, v, arguments[0]._argument))
+            out.append(ScalarTracer(self, slot, v, arguments[0].trace_argument))
         return tuple(out)
 
     def agrees(self, out: ArrayTracer, sample: UnifiedArray, name: str) -> ArrayTracer:
         """``out``, the recorded steps of the namespace function ``name``,
         if on the samples they gave what the function gave, bit for bit."""
         dev = self.dev
-        got = _host_copy(_access.native_on(out._sample, dev, "fuse"), dev)
+        got = _host_copy(_access.native_on(out.trace_sample, dev, "fuse"), dev)
         if type(sample) is not UnifiedArray or not _same_bits(
             got, _host_copy(_access.native_on(sample, dev, "fuse"), dev)
         ):
@@ -298,9 +298,9 @@ class _Recording:
     def _operand(self, obj: Any, name: str) -> int:
         t = type(obj)
         if t is ArrayTracer or t is ScalarTracer:
-            if obj._rec is not self:
+            if obj.trace_record is not self:
                 raise _Unfusable("a tracer of another trace (kept from an earlier call)")
-            return int(obj._slot)
+            return int(obj.trace_slot)
         if t in _SCALAR_KINDS or obj is None or isinstance(obj, np.dtype | np.generic):
             return self.const(obj)  # a constant of the function, or one the rules made (a dtype, an element)
         if t is UnifiedArray:
@@ -314,7 +314,9 @@ class _Recording:
         fn = _resolve.resolve(dev, name)
         if fn is None:
             raise _Unfusable(f"{name} (not a function of {dev}'s namespace: it runs on the host)")
-        natives = [_access.native_on(o._sample, dev, "fuse") if type(o) is ArrayTracer else _value(o) for o in operands]
+        natives = [
+            _access.native_on(o.trace_sample, dev, "fuse") if type(o) is ArrayTracer else _value(o) for o in operands
+        ]
         backend = backend_for(dev)
         try:
             with np.errstate(all="ignore"), backend.compute_context(dev):
@@ -505,7 +507,7 @@ def _check_static(value: Any, name: str) -> None:
     """A keyword argument (axis, keepdims, dtype) must be a plain value."""
     t = type(value)
     if t is ScalarTracer:
-        raise _NeedsValue(value._argument)
+        raise _NeedsValue(value.trace_argument)
     if t is ArrayTracer or t is UnifiedArray:
         raise _Unfusable(f"{name} with an array as a keyword argument")
     if t is tuple:
@@ -515,7 +517,7 @@ def _check_static(value: Any, name: str) -> None:
 
 def _value(obj: Any) -> Any:
     """A scalar operand's value for the probes (a tracer's trace-time value)."""
-    return obj._value if type(obj) is ScalarTracer else obj
+    return obj.trace_value if type(obj) is ScalarTracer else obj
 
 
 def _substitute(obj: Any) -> Any:
@@ -523,9 +525,9 @@ def _substitute(obj: Any) -> Any:
     (scalars): the arguments of a probe."""
     t = type(obj)
     if t is ArrayTracer:
-        return obj._sample
+        return obj.trace_sample
     if t is ScalarTracer:
-        return obj._value
+        return obj.trace_value
     if t is tuple:
         return tuple(_substitute(o) for o in obj)
     if t is dict:
@@ -578,7 +580,7 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 
 def _binary(name: str, reflected: bool = False) -> Callable[[ArrayTracer, Any], ArrayTracer]:
     def op(self: ArrayTracer, other: Any) -> ArrayTracer:
-        return self._rec.record(_operators.operate, (self, other, name, reflected))
+        return self.trace_record.record(_operators.operate, (self, other, name, reflected))
 
     op.__name__ = name
     return op
@@ -586,7 +588,7 @@ def _binary(name: str, reflected: bool = False) -> Callable[[ArrayTracer, Any], 
 
 def _unary(name: str) -> Callable[[ArrayTracer], ArrayTracer]:
     def op(self: ArrayTracer) -> ArrayTracer:
-        return self._rec.record(_operators.unary, (name, self))
+        return self.trace_record.record(_operators.unary, (name, self))
 
     op.__name__ = name
     return op
@@ -603,23 +605,23 @@ class ArrayTracer:
     """Stands for an array while a fused function is traced: its shape,
     dtype and device are known, its values are not."""
 
-    __slots__ = ("_rec", "_sample", "_slot", "device", "dtype", "shape")
+    __slots__ = ("device", "dtype", "shape", "trace_record", "trace_sample", "trace_slot")
 
     def __init__(
         self, rec: _Recording, slot: int, shape: tuple[int, ...], dtype: np.dtype, sample: UnifiedArray
     ) -> None:
-        self._rec = rec
-        self._slot = slot
+        self.trace_record = rec
+        self.trace_slot = slot
         self.shape = shape
         self.dtype = dtype
         self.device = rec.dev
-        self._sample = sample
+        self.trace_sample = sample
 
     def __unifiedarray_trace__(self, entry: Any, args: tuple) -> ArrayTracer:
-        return self._rec.record(entry, args)
+        return self.trace_record.record(entry, args)
 
     def __array_namespace__(self, *, api_version: str | None = None) -> Any:
-        return self._sample.__array_namespace__(api_version=api_version)
+        return self.trace_sample.__array_namespace__(api_version=api_version)
 
     @property
     def ndim(self) -> int:
@@ -676,13 +678,13 @@ class ArrayTracer:
 
 
 def _needs_value(self: ScalarTracer, *args: Any) -> Any:
-    raise _NeedsValue(self._argument)
+    raise _NeedsValue(self.trace_argument)
 
 
 def _scalar_operand(self: ScalarTracer, other: Any) -> Any:
     if type(other) is ArrayTracer:
         return NotImplemented  # the array's reflected operator records it
-    raise _NeedsValue(self._argument)
+    raise _NeedsValue(self.trace_argument)
 
 
 class ScalarTracer:
@@ -691,24 +693,24 @@ class ScalarTracer:
     any other way (control flow, an axis, arithmetic with other scalars) it
     becomes a constant of the trace, and the trace is keyed on its value."""
 
-    __slots__ = ("_argument", "_rec", "_slot", "_value")
+    __slots__ = ("trace_argument", "trace_record", "trace_slot", "trace_value")
 
     def __init__(self, rec: _Recording, slot: int, value: Any, argument: Any) -> None:
-        self._rec = rec
-        self._slot = slot
-        self._value = value
-        self._argument = argument
+        self.trace_record = rec
+        self.trace_slot = slot
+        self.trace_value = value
+        self.trace_argument = argument
 
     def __repr__(self) -> str:
-        return f"ScalarTracer({type(self._value).__name__})"
+        return f"ScalarTracer({type(self.trace_value).__name__})"
 
     def __unifiedarray_trace__(self, entry: Any, args: tuple) -> ArrayTracer:
-        return self._rec.record(entry, args)  # the probe gives the eager answer (or error) for the scalar
+        return self.trace_record.record(entry, args)  # the probe gives the eager answer (or error) for the scalar
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        raise _NeedsValue(self._argument)
+        raise _NeedsValue(self.trace_argument)
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _scalar_operand
     __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _scalar_operand
@@ -1375,7 +1377,7 @@ class FusedFunction(Generic[P, R]):
         for where, a in items:
             t = type(a)
             if t is UnifiedArray:
-                parts.append((a._shape, a._buf._dtype, a._buf._placement))
+                parts.append((a.extent, a.buffer.dtype, a.buffer.placement))
             elif t in _SCALAR_KINDS:
                 parts.append((t, a) if where in static else t)
             else:
@@ -1407,7 +1409,7 @@ class FusedFunction(Generic[P, R]):
 
     # -- tracing ------------------------------------------------------------------------
     def _trace(self, args: tuple, kwargs: dict[str, Any]) -> _Trace | _Eager | None:
-        devices = {a._buf._placement for a in [*args, *kwargs.values()] if type(a) is UnifiedArray}
+        devices = {a.buffer.placement for a in [*args, *kwargs.values()] if type(a) is UnifiedArray}
         if not devices:
             return _Eager("no array arguments")
         if len(devices) > 1:
@@ -1433,11 +1435,11 @@ class FusedFunction(Generic[P, R]):
             t = type(a)
             if t is UnifiedArray:
                 slot = rec.new_slot()
-                rec.shapes[slot] = a._shape
+                rec.shapes[slot] = a.extent
                 array_params.append(slot)
-                sample = _make_sample(a._shape, a.dtype, dev)
+                sample = _make_sample(a.extent, a.dtype, dev)
                 samples.append(sample)
-                return ArrayTracer(rec, slot, a._shape, a.dtype, sample)
+                return ArrayTracer(rec, slot, a.extent, a.dtype, sample)
             if t in _SCALAR_KINDS and where not in static:
                 slot = rec.new_slot()
                 rec.shapes[slot] = ()
@@ -1460,9 +1462,9 @@ class FusedFunction(Generic[P, R]):
             return _Eager(f"tracing raised {type(exc).__name__}: {exc}", if_it_succeeds=True)
         single = type(out) is ArrayTracer
         outs = [out] if single else list(out) if type(out) in (tuple, list) else None
-        if not outs or not all(type(o) is ArrayTracer and o._rec is rec for o in outs):
+        if not outs or not all(type(o) is ArrayTracer and o.trace_record is rec for o in outs):
             return _Eager("a result that is not an array or a tuple of arrays")
-        trace = _Trace(rec, array_params, scalar_params + rec.derived, [o._slot for o in outs], single)
+        trace = _Trace(rec, array_params, scalar_params + rec.derived, [o.trace_slot for o in outs], single)
         trace.samples = samples
         return trace
 

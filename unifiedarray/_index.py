@@ -265,19 +265,19 @@ class Index:
     """
 
     __slots__ = (
-        "_block",
-        "_block_at",
-        "_offset",
-        "_slices",
-        "_terms",
         "basic",
         "basic_target",
+        "block",
+        "block_at",
         "element",
         "masked",
+        "offset",
         "shape",
         "size",
+        "slices",
         "sole_mask",
         "target",
+        "terms",
         "value",
     )
 
@@ -287,11 +287,11 @@ class Index:
     # The positions: an offset, each slice's (result axis, start, step,
     # length, stride), each index array's (array, axis size, stride), and
     # the advanced block (its shape and first result axis).
-    _offset: int
-    _slices: list[tuple[int, int, int, int, int]]
-    _terms: list[tuple[Any, int, int]]
-    _block: tuple[int, ...]
-    _block_at: int
+    offset: int
+    slices: list[tuple[int, int, int, int, int]]
+    terms: list[tuple[Any, int, int]]
+    block: tuple[int, ...]
+    block_at: int
     basic_target: tuple
     target: tuple[int, ...]
     element: bool
@@ -309,20 +309,20 @@ class Index:
         index arrays are used as they are.  Negative indices count from the
         end; every index was checked by :func:`normalise`."""
         nd = len(self.shape)
-        host = [t[0] for t in self._terms if isinstance(t[0], np.ndarray)]
+        host = [t[0] for t in self.terms if isinstance(t[0], np.ndarray)]
         moved = iter(upload(host) if upload is not None and host else host)
-        total = xp.full((1,) * nd, self._offset, dtype=xp.int64)
-        if self._terms:
+        total = xp.full((1,) * nd, self.offset, dtype=xp.int64)
+        if self.terms:
             block = None
-            for arr, n, stride in self._terms:
+            for arr, n, stride in self.terms:
                 k = (next(moved) if isinstance(arr, np.ndarray) else arr).astype(xp.int64)
                 k = xp.where(k < 0, k + n, k) * stride
                 block = k if block is None else block + k
-            lead = (1,) * self._block_at
-            trail = (1,) * (nd - self._block_at - len(self._block))
-            block = xp.broadcast_to(block, self._block).reshape(lead + self._block + trail)
+            lead = (1,) * self.block_at
+            trail = (1,) * (nd - self.block_at - len(self.block))
+            block = xp.broadcast_to(block, self.block).reshape(lead + self.block + trail)
             total = total + block
-        for at, start, step, length, stride in self._slices:
+        for at, start, step, length, stride in self.slices:
             ramp = xp.arange(length, dtype=xp.int64) * (step * stride) + start * stride
             total = total + ramp.reshape((1,) * at + (length,) + (1,) * (nd - at - 1))
         return xp.broadcast_to(total, self.shape)
@@ -514,8 +514,8 @@ def normalise(
     adjacent = advanced[-1] - advanced[0] == len(advanced) - 1
     strides = _strides(shape)
     out: list[int] = []
-    ix._slices, ix._terms, ix._offset, ix._block = [], [], 0, block
-    ix._block_at = 0 if not adjacent else sum(1 for e in entries[: advanced[0]] if e[0] in ("new", "slice"))
+    ix.slices, ix.terms, ix.offset, ix.block = [], [], 0, block
+    ix.block_at = 0 if not adjacent else sum(1 for e in entries[: advanced[0]] if e[0] in ("new", "slice"))
     if not adjacent:
         out.extend(block)
     for i, e in enumerate(entries):
@@ -526,14 +526,14 @@ def normalise(
             if ax is None:
                 continue  # a 0-d boolean's new axis: its only position is 0
             if isinstance(arr, int):
-                ix._offset += arr * strides[ax]
+                ix.offset += arr * strides[ax]
             else:
-                ix._terms.append((arr, shape[ax], strides[ax]))
+                ix.terms.append((arr, shape[ax], strides[ax]))
         elif e[0] == "new":
             out.append(1)
         elif e[0] == "slice":
             _, ax, start, step, length = e
-            ix._slices.append((len(out), start, step, length, strides[ax]))
+            ix.slices.append((len(out), start, step, length, strides[ax]))
             out.append(length)
     ix.shape = tuple(out)
     ix.size = math.prod(out)
@@ -614,15 +614,15 @@ def _basic(ix: Index, entries: list[tuple], shape: tuple[int, ...]) -> None:
     ix.target = tuple(target)
     ix.size = math.prod(out)
     ix.sole_mask = False
-    ix._terms, ix._slices, ix._offset, ix._block, ix._block_at = [], [], 0, (), 0
+    ix.terms, ix.slices, ix.offset, ix.block, ix.block_at = [], [], 0, (), 0
     # A basic key's positions, for a backend that wants them: its slices and integers.
     strides = _strides(shape)
     at = 0
     for e in entries:
         if e[0] == "int":
-            ix._offset += e[2] * strides[e[1]]
+            ix.offset += e[2] * strides[e[1]]
         elif e[0] == "slice":
-            ix._slices.append((at, e[2], e[3], e[4], strides[e[1]]))
+            ix.slices.append((at, e[2], e[3], e[4], strides[e[1]]))
             at += 1
         elif e[0] == "new":
             at += 1

@@ -37,7 +37,7 @@ def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) 
     comparison with an int outside x's range).  Raises the rules' errors.
     Every path of :func:`operate` (and the in-place operators) calls this,
     and nothing else in the dispatch decides a scalar's fate."""
-    return _rules.binary_scalar(op, x._buf._dtype, value, reflected)
+    return _rules.binary_scalar(op, x.buffer.dtype, value, reflected)
 
 
 def array_or_scalar(value: Any, name: str) -> Any:
@@ -71,7 +71,7 @@ def intake(value: Any) -> UnifiedArray:
     only if the operation needs it.  Always a copy: the library cannot watch
     foreign memory."""
     backend = backend_of_native(value)
-    if backend is not None and backend.name != "numpy":
+    if backend is not None and backend.kind != CPU.kind:
         dev = backend.device_of(value)
         with backend.compute_context(dev):
             return wrap_result(backend.copy(value), dev)

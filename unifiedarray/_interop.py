@@ -147,7 +147,7 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
     cannot express) is written on a host copy of its data, which then goes
     back through the buffer, its moves counted."""
     target = args[0]
-    dev = target._buf._placement if type(target) is UnifiedArray else CPU
+    dev = target.buffer.placement if type(target) is UnifiedArray else CPU
     why = reason if dev is CPU else f"host fallback: {reason}"
     nat_rest, nat_kw = _natives(_intake_ndarrays(args[1:]), CPU, why), _natives(_intake_ndarrays(kwargs), CPU, why)
     if type(target) is not UnifiedArray:
@@ -420,9 +420,11 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
     _leaves((args, kwargs), lambda o: type(o) is UnifiedArray, found)
     dev = placement(None, found, reason) if found else CPU  # NumPy's own calls run on the host
     result: Any = None
-    if dev.kind == "cuda":
-        result = _run_on_cuda(name, func, args, kwargs, dev, reason)
-    elif dev.kind == "mlx":
+    if dev is CPU:
+        pass
+    elif backend_for(dev).numpy_compatible:
+        result = _run_numpy_like(name, func, args, kwargs, dev, reason)
+    else:
         standard = _standard_call(name, func, args, kwargs)
         if standard is not None:
             target, std_args, std_kwargs = standard
@@ -445,9 +447,10 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
 _CUPY_UFUNC_KEYWORDS = frozenset({"dtype", "casting"})
 
 
-def _run_on_cuda(name: str, func: Any, args: tuple, kwargs: dict, dev: Device, reason: str) -> Any:
-    """CuPy's function of the NumPy name, or None (the host does it) where
-    CuPy lacks it or its signature does not take the call.  The decision
+def _run_numpy_like(name: str, func: Any, args: tuple, kwargs: dict, dev: Device, reason: str) -> Any:
+    """The function of the NumPy name in the backend's NumPy-compatible
+    module (CuPy's), or None (the host does it) where it lacks it or its
+    signature does not take the call.  The decision
     comes from the signature, before anything runs: an error CuPy raises
     then (a dtype the function does not take) is the call's error, as
     NumPy's is on the host, and no data moves for it."""

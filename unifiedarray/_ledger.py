@@ -100,7 +100,7 @@ class TransferLedger:
     -------
     >>> led = TransferLedger(max_records=2)
     >>> for n in (8, 16, 32):
-    ...     led._add(TransferRecord("cpu", "mlx", n, 1e-6, "demo", False))
+    ...     led.add(TransferRecord("cpu", "mlx", n, 1e-6, "demo", False))
     >>> led.count, led.nbytes, led.dropped, [r.nbytes for r in led.records]
     (3, 56, 1, [16, 32])
     """
@@ -119,7 +119,7 @@ class TransferLedger:
         self._lock = threading.Lock()  # a ledger may be shared by copied contexts in other threads
         self.origin = time.perf_counter()  # time zero of the timeline
 
-    def _add(self, record: TransferRecord) -> None:
+    def add(self, record: TransferRecord) -> None:
         key = (record.reason, record.source, record.target, record.explicit)
         with self._lock:
             row = self._totals.get(key)
@@ -239,7 +239,7 @@ class TransferLedger:
         Example
         -------
         >>> led = TransferLedger()
-        >>> led._add(TransferRecord("cpu", "mlx", 64, 2e-6, "demo", False, led.origin + 1e-3, 1))
+        >>> led.add(TransferRecord("cpu", "mlx", 64, 2e-6, "demo", False, led.origin + 1e-3, 1))
         >>> events = led.to_chrome_trace()["traceEvents"]
         >>> ev = events.pop()
         >>> args = ev["args"]
@@ -368,7 +368,7 @@ class _Totals:
         self.seconds = 0.0
         self.wait_seconds = 0.0
 
-    def _add(self, record: TransferRecord) -> None:
+    def add(self, record: TransferRecord) -> None:
         with self._lock:
             self.count += 1
             self.nbytes += record.nbytes
@@ -421,9 +421,9 @@ _thread = threading.get_ident
 
 
 def _record(record: TransferRecord) -> None:
-    totals._add(record)
+    totals.add(record)
     for ledger in _active.get():
-        ledger._add(record)
+        ledger.add(record)
 
 
 class transfer:
@@ -432,7 +432,9 @@ class transfer:
     ``with transfer(source, target, nbytes, reason, explicit) as move: <copy>``.
     Every piece of code that copies data from one memory space to another
     does so inside this block, so that no move goes uncounted.  ``guarded``
-    is false only for the hops of a move the guard has already judged whole.
+    is false only for the hops of a move the guard has already judged whole;
+    ``route``, for the first hop of a move between devices through the host,
+    names the final target, so that the guard judges the move as a whole.
     A wait for the source device's pending work goes first, through
     ``move.wait_for(fn, *args)``: it is timed apart (the record's ``wait``)
     and not charged to the copy.  Nothing is a move that moves no byte: a
@@ -444,11 +446,22 @@ class transfer:
     __slots__ = ("_explicit", "_nbytes", "_reason", "_source", "_start", "_target", "_wait")
 
     def __init__(
-        self, source: str, target: str, nbytes: int, reason: str, explicit: bool = False, guarded: bool = True
+        self,
+        source: str,
+        target: str,
+        nbytes: int,
+        reason: str,
+        explicit: bool = False,
+        guarded: bool = True,
+        route: str | None = None,
     ) -> None:
         nbytes = int(nbytes)
         if guarded and not explicit and nbytes:  # explicit moves are always allowed
-            check_transfer(source, target, nbytes, reason, explicit)
+            # The one place the guard is asked: a move is judged when its
+            # transfer is made (a moment its maker chooses: before anything
+            # changes), as a whole where it is the first hop of a move
+            # through the host to ``route``.
+            check_transfer(source, target if route is None else route, nbytes, reason, explicit)
         self._source, self._target, self._nbytes = source, target, nbytes
         self._reason, self._explicit = reason, explicit
 

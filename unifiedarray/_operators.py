@@ -53,7 +53,7 @@ def unary(name: str, x: UnifiedArray) -> UnifiedArray:
             return traced
         raise TypeError(f"{name}: expected a UnifiedArray, got {type(x).__name__}")
     if _STRICT_ACTIVE[0]:
-        _rules.unary(name, x._buf._dtype)
+        _rules.unary(name, x.buffer.dtype)
     host = host_current(x)
     if host is not None:
         res = resolve(CPU, name)(host)
@@ -71,10 +71,10 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     elementwise function.  Returns ``NotImplemented`` for operands Python
     should offer to the other side."""
     ty = type(y)
-    buf = x._buf
+    buf = x.buffer
     if ty is UnifiedArray:
         if _STRICT_ACTIVE[0]:
-            _rules.binary_arrays(name, buf._dtype, y._buf._dtype)
+            _rules.binary_arrays(name, buf.dtype, y.buffer.dtype)
     elif ty in PY_SCALARS and check_scalar(x, y, name, reflected) is not None:
         return operate_general(x, y, name, reflected)  # a comparison's constant answer
     # The fast path: arrays on the host, current, nothing in flight, whole or
@@ -82,17 +82,16 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     # It is short on purpose: between two BLAS calls, every instruction of
     # the dispatch runs from cold caches and costs several times its
     # standalone time.
-    if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
-        lhs = buf._copies[CPU] if x._chain is None else x._hostview
+    lhs = buf.host_ready
+    if lhs is not None:
+        if x.chain is not None:
+            lhs = x.host_view
         if lhs is None:
             rhs = None
         elif ty is UnifiedArray:
-            yb = y._buf  # host_native(y), inlined: this is most of a small a + b's cost
-            rhs = (
-                (yb._copies[CPU] if y._chain is None else y._hostview)
-                if yb._placement is CPU and yb._pending is None and CPU in yb._valid
-                else None
-            )
+            rhs = y.buffer.host_ready  # host_native(y), inlined: this is most of a small a + b's cost
+            if rhs is not None and y.chain is not None:
+                rhs = y.host_view
         elif ty in PY_SCALARS:
             rhs = y  # the rules were asked above
         else:
@@ -107,17 +106,19 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                 # NumPy's own temporaries do: no new allocation to fault in.
                 # The reference counts are those of the call from a dunder
                 # (the interpreter's stack, the dunder's argument, ours and
-                # getrefcount's); any other holder (a name, a view, a lease,
-                # a weak reference, another copy) makes them higher.
+                # getrefcount's; for a host copy, the buffer's three: its
+                # copy, ready and host_ready); any other holder (a name, a
+                # view, a lease, a weak reference, another copy) makes them
+                # higher.
                 target = None
-                if sys.getrefcount(x) <= 4 and sys.getrefcount(buf) <= 3 and sys.getrefcount(lhs) <= 3:
+                if sys.getrefcount(x) <= 4 and sys.getrefcount(buf) <= 3 and sys.getrefcount(lhs) <= 5:
                     target = _lendable(x, lhs)
                 if (
                     target is None
                     and ty is UnifiedArray
                     and sys.getrefcount(y) <= 4
-                    and sys.getrefcount(y._buf) <= 2
-                    and sys.getrefcount(rhs) <= 3
+                    and sys.getrefcount(y.buffer) <= 2
+                    and sys.getrefcount(rhs) <= 5
                 ):
                     target = _lendable(y, rhs)
                 if target is not None:
@@ -128,18 +129,16 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             if type(res) is np.ndarray:
                 return adopt(res, CPU, res.dtype)
             return wrap_result(res, CPU)
-    elif buf._pending is None and buf._placement in buf._valid:
+    elif (base := buf.ready) is not None:
         # The same on a device: arrays whose copies there are current, whole
         # or views (a view's native is its chain applied to the copy: no move)
         # (the device's elementwise results never alias an input).
-        dev = buf._placement
+        dev = buf.placement
         if ty is UnifiedArray:
-            yb = y._buf
-            rhs = (
-                (yb._copies[dev] if y._chain is None else native_on(y, dev, name))
-                if (yb._placement is dev and yb._pending is None and dev in yb._valid)
-                else None
-            )
+            yb = y.buffer
+            rhs = yb.ready if yb.placement is dev else None
+            if rhs is not None and y.chain is not None:
+                rhs = native_on(y, dev, name)
         elif ty in PY_SCALARS:
             rhs = y  # the rules were asked above
         else:
@@ -147,7 +146,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         fn = (RESOLVED.get((dev, name)) or resolve(dev, name)) if rhs is not None else None
         if fn is not None:
             backend = backend_for(dev)
-            lhs = buf._copies[dev] if x._chain is None else native_on(x, dev, name)
+            lhs = base if x.chain is None else native_on(x, dev, name)
             res = run_translated(dev, name, backend.run, (dev, fn, rhs, lhs) if reflected else (dev, fn, lhs, rhs))
             return adopt(res, dev, backend.dtype_of(res))
     return operate_general(x, y, name, reflected)
@@ -167,13 +166,13 @@ def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False)
             if name == "matmul" or (backend_of_native(y) is None and not hasattr(y, "__array__")):
                 return NotImplemented
             y = intake(y)
-        _rules.binary_arrays(name, x._buf._dtype, y._buf._dtype)
+        _rules.binary_arrays(name, x.buffer.dtype, y.buffer.dtype)
     return call_mixed(name, (y, x) if reflected else (x, y), NO_KWARGS, name)
 
 
 def _reflected_scalar(name: str, x: UnifiedArray, scalar: Any) -> Any:
     """``scalar <op> x``: the backend's function with the scalar first."""
-    dev = x._buf._placement
+    dev = x.buffer.placement
     fn = resolve(dev, name)
     native = native_on(x, dev, name)
     with backend_for(dev).compute_context(dev):
@@ -212,10 +211,9 @@ _ELIDABLE = frozenset(
 
 def _lendable(x: UnifiedArray, native: np.ndarray) -> np.ndarray | None:
     """``native`` (x's host copy) if x's buffer is host-only, with no alias
-    of its host copy that may be alive (see ``UnifiedBuffer._export_host``)
+    of its host copy that may be alive (see ``UnifiedBuffer.export_host``)
     and not watched by a weak reference; else None."""
-    buf = x._buf
-    if x._chain is None and len(buf._copies) == 1 and not buf._host_aliased() and not weakref.getweakrefcount(x):
+    if x.chain is None and x.buffer.host_private() and not weakref.getweakrefcount(x):
         return native
     return None
 
@@ -276,17 +274,17 @@ def binary_function(name: str, x1: Any, x2: Any) -> UnifiedArray:
 def inplace(x: UnifiedArray, y: Any, name: str) -> Any:
     """``x <op>= y``: computed as ``x <op> y``, written into x through the
     buffer.  The dtype and shape must stay x's."""
-    _rules.inplace_operand(name, x._buf._dtype, y)  # the cast into x, checked before anything runs
+    _rules.inplace_operand(name, x.buffer.dtype, y)  # the cast into x, checked before anything runs
     if _inplace_on_host(x, y, name):
         return x
     res = operate(x, y, name)
     if res is NotImplemented:
         return NotImplemented
-    if res.shape != x._shape:
-        raise ValueError(f"in-place {name} would change the shape {x._shape} to {res.shape}")
-    if res._buf._dtype != x._buf._dtype:
-        _rules.inplace_result(name, x._buf._dtype, res._buf._dtype)
-        res = call("astype", (res, x._buf._dtype), {"copy": False})  # NumPy's x += y: computed, then cast
+    if res.shape != x.extent:
+        raise ValueError(f"in-place {name} would change the shape {x.extent} to {res.shape}")
+    if res.buffer.dtype != x.buffer.dtype:
+        _rules.inplace_result(name, x.buffer.dtype, res.buffer.dtype)
+        res = call("astype", (res, x.buffer.dtype), {"copy": False})  # NumPy's x += y: computed, then cast
     write(x, Ellipsis, res, f"in-place {name}")
     return x
 
@@ -340,5 +338,5 @@ def _inplace_on_host(x: UnifiedArray, y: Any, name: str) -> bool:
         fn = _HOST_FN[name] = resolve(CPU, name)
     if _ufunc_result_dtype(fn, lhs, rhs) != lhs.dtype:
         return False
-    x._buf._apply_write(CPU, lambda base: fn(lhs, rhs, out=lhs), f"in-place {name}")
+    x.buffer.write(CPU, lambda base: fn(lhs, rhs, out=lhs), f"in-place {name}")
     return True

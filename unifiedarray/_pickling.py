@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from ._access import native_on, readonly_host
-from ._array import UnifiedArray
+from ._array import UnifiedArray, from_buffer
 from ._buffer import download_new, upload_new
-from ._devices import CPU, MLX, Device
+from ._devices import CPU, Device
 from ._results import adopt
 from .backends import backend_for, contiguous
 
@@ -39,26 +39,22 @@ class DeviceUnavailableWarning(RuntimeWarning):
 
 def host_frame(x: UnifiedArray, reason: str) -> np.ndarray:
     """x's data as a C-contiguous host array, without making a lasting host
-    copy of a device-only chunk: the host copy if it is current, MLX's own
-    memory for an MLX chunk, a temporary (counted) copy for a CUDA chunk.
+    copy of a device-only chunk: the host copy if it is current, the device's
+    own memory where the host can read it (MLX's: ``Backend.view_on_host``),
+    else a temporary (counted) copy (a CUDA chunk).
 
     Live memory goes out read-only (the host copy through the buffer's one
-    export path, ``UnifiedBuffer._export_host``): a frame is sent, never
+    export path, ``UnifiedBuffer.export_host``): a frame is sent, never
     written, and whoever rebuilds an array from it in this process copies it
     (:func:`host_from_bytes`), so no rebuilt array shares x's memory."""
-    buf = x._buf
-    dev = buf._placement
-    if dev is CPU or CPU in buf._valid:
+    buf = x.buffer
+    dev = buf.placement
+    if dev is CPU or CPU in buf.valid_devices:
         host = readonly_host(x, reason)
-    elif dev == MLX:
-        # A view of MLX's own memory (host or unified memory; np.asarray
-        # evaluates a lazy result first): no copy.
-        native = native_on(x, MLX, reason)
-        backend_for(MLX).evaluate(native)  # serialised with the library's other evaluations
-        host = np.asarray(native).view()
-        host.flags.writeable = False
     else:
-        host = download_new(native_on(x, dev, reason), dev, reason)
+        native = native_on(x, dev, reason)
+        seen = backend_for(dev).view_on_host(native)
+        host = download_new(native, dev, reason) if seen is None else seen
     return contiguous(host)
 
 
@@ -68,7 +64,7 @@ def restore(host: np.ndarray, device: str, reason: str) -> UnifiedArray:
     dev = _device_here(device, reason)
     if dev is CPU:
         return adopt(host, CPU, host.dtype)
-    return UnifiedArray._from_buffer(upload_new(host, dev, reason, explicit=False))
+    return from_buffer(upload_new(host, dev, reason, explicit=False))
 
 
 def _device_here(device: str, reason: str) -> Device:
@@ -105,7 +101,7 @@ def reduce_ex(x: UnifiedArray, protocol: int) -> tuple:
     as :func:`dask_serialize` (so a device-only chunk keeps no host copy);
     with older protocols it is a NumPy array inside the pickle."""
     host = host_frame(x, "pickle")
-    device = str(x._buf._placement)
+    device = str(x.buffer.placement)
     if protocol >= 5 and host.dtype.itemsize:
         return (
             _rebuild,

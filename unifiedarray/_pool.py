@@ -44,10 +44,10 @@ from typing import Any
 
 import numpy as np
 
-from ._buffer import UnifiedBuffer, _normalize_shape, adopt
+from ._buffer import UnifiedBuffer, _normalize_shape, pooled
 from ._devices import CPU, Device, DeviceLike
 from ._dtypes import as_dtype
-from .backends import backend_for, registry
+from .backends import backend_for
 
 __all__ = ["MemoryPool", "OutOfMemoryError", "get_memory_pool", "size_class"]
 
@@ -138,7 +138,6 @@ def _baseline_refs() -> tuple[int, int, int]:
 
 
 _REFS_MEMORY, _REFS_VIEW, _REFS_MEMORY_VIEWED = _baseline_refs()
-_NO_COPIES: frozenset = frozenset()
 
 
 class _SpacePool:
@@ -181,7 +180,7 @@ class _SpacePool:
         dev = self.device
         if dev == CPU and not self.pinned:
             return np.empty(size, np.uint8)
-        return backend_for(dev if dev != CPU else "cuda").empty_block(dev, size)
+        return backend_for(dev).empty_block(dev, size)  # the host's: page-locked
 
     def trim(self, keep: int = 0) -> int:
         """Free pooled blocks, largest first, until at most ``keep`` bytes
@@ -193,10 +192,10 @@ class _SpacePool:
                 blocks.pop()
                 self.pooled_bytes -= size
                 freed += size
-        if freed and (self.device.kind == "cuda" or self.pinned):
-            # The dropped blocks went back to CuPy's own pool, which keeps
-            # them: give them back to CUDA too.
-            registry()["cuda"].free_cached(self.device, self.pinned)
+        if freed and (self.device is not CPU or self.pinned):
+            # The dropped blocks may have gone back to the backend's own pool
+            # (CuPy's keeps them): give them back to the driver too.
+            backend_for(self.device).free_cached(self.device, self.pinned)
         return freed
 
     def stats(self) -> dict[str, Any]:
@@ -315,10 +314,7 @@ class MemoryPool:
                 lock.release()
             if block is not None:
                 view = block.lend(shape, dt, nbytes)
-                buf = adopt(view, CPU, dt)
-                buf._valid = _NO_COPIES  # uninitialised until used, as below
-                buf._pool_allocation = _Allocation(self, nbytes, [(host, block)])
-                return buf
+                return pooled(view, shape, dt, CPU, False, _Allocation(self, nbytes, [(host, block)]))
         dev = CPU if device is None else Device.parse(device)
         dt = as_dtype(dtype, dev)
         if dev is not CPU:  # the host holds every dtype
@@ -331,47 +327,33 @@ class MemoryPool:
         allocation = _Allocation(self, nbytes)
         self._acquires += 1
         pinned = bool(pinned)
-        if dev is CPU or dev.kind != "mlx":
+        if backend_for(dev).poolable:
             # Take the placement's block now, so that acquire is where a hit
             # or a miss happens; the copy stays uninitialised until used
-            # (no copy is valid).
+            # (no copy is valid); its first use, on whatever stream, follows
+            # the last owner's work.
             view, after = self._lend(allocation, dev, pinned, shape, dt, nbytes)
-            buf = adopt(view, dev, dt)
-            buf._valid = _NO_COPIES
-            buf._pinned = pinned
-            buf._record_event(dev, after)  # its first use, on whatever stream, follows the last owner's work
-        else:
-            buf = UnifiedBuffer._blank(shape, dt, dev, pinned)
-        buf._pool_allocation = allocation
-        return buf
+            return pooled(view, shape, dt, dev, pinned, allocation, after)
+        return pooled(None, shape, dt, dev, pinned, allocation)
 
     def release(self, buf: UnifiedBuffer) -> None:
         """Return ``buf``'s memory to the pool.  ``buf`` is dead afterwards:
         any use of it raises ``RuntimeError``."""
         if not isinstance(buf, UnifiedBuffer):
             raise TypeError(f"release expects a UnifiedBuffer, got {type(buf).__name__}")
-        allocation = buf._pool_allocation
+        allocation = buf.pool_allocation
         if allocation is None or allocation.pool is not self:
             raise ValueError("release: this buffer does not come from this pool")
-        with buf._lock:
-            if buf._released:
-                raise RuntimeError("release: this buffer was already released")
-            if buf._pending is not None:
-                buf._wait()  # a non-blocking move may still be writing into a block
-            buf._follow_streams()  # the event recorded below then ends all the work on the blocks
-            buf._set_valid(_NO_COPIES)  # ends an MLX lease
-            buf._released = True
-            buf._copies = {}
-            # Aliases of the host copy still alive keep its block through the
-            # anchor: the block is then held below, never lent to a next owner.
-            buf._anchor = None
+        with buf.lock:
+            buf.retire()  # the event recorded below then ends all the work on the blocks
             blocks, allocation.blocks = allocation.blocks, []
         nbytes = allocation.nbytes
         for space, block in blocks:
-            if space.device.kind == "cuda":
-                # Kernels queued on the current stream may still use the
-                # block: its next owner (maybe on another stream) waits.
-                block.event = backend_for(space.device).record_event(space.device)  # type: ignore[attr-defined]
+            if space.device is not CPU:
+                # Work queued on the device (kernels on CUDA's current stream)
+                # may still use the block: its next owner (maybe on another
+                # stream) waits for this event (None where nothing is queued).
+                block.event = backend_for(space.device).record_event(space.device)
         with self._lock:
             for space, block in blocks:
                 size = block.size
@@ -450,19 +432,15 @@ class MemoryPool:
             return sum(s.trim(keep) for s in spaces)
 
     # -- used by UnifiedBuffer ----------------------------------------------------------
-    def _allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool) -> Any:
+    def allocate_copy(self, buf: UnifiedBuffer, dev: Device, zero: bool) -> Any:
         """A pooled copy of ``buf`` on ``dev`` (one the buffer makes after
-        acquire: a copy on another device, made when it is first synced)."""
-        allocation = buf._pool_allocation
-        view, after = self._lend(allocation, dev, buf._pinned, buf._shape, buf._dtype, allocation.nbytes)
-        if after is not None:
-            buf._record_event(dev, after)
-            buf._follow_streams()  # the copy is used now, on the current stream
+        acquire: a copy on another device, made when it is first synced),
+        zeroed with ``zero`` (by its backend: CUDA's on the block's GPU)."""
+        allocation = buf.pool_allocation
+        view, after = self._lend(allocation, dev, buf.pinned, buf.shape, buf.dtype, allocation.nbytes)
+        buf.follow_event(dev, after, now=True)  # the copy is used now, on the current stream
         if zero:
-            if dev.kind == "cuda":
-                backend_for(dev).fill(view, 0)  # type: ignore[attr-defined]  # on the block's GPU
-            else:
-                view.fill(0)
+            view = backend_for(dev).fill(view, 0)
         return view
 
     def _lend(
@@ -513,9 +491,9 @@ class MemoryPool:
                         raise
             # Free what the pool caches and what Python still holds, once.
             space.trim(0)
-            if attempt == 0 and (space.pinned or space.device.kind == "cuda"):
+            if attempt == 0 and (space.pinned or space.device is not CPU):
                 # A dropped buffer's asynchronous copy may still hold a block.
-                registry()["cuda"].finish_copies_in_flight()
+                backend_for(space.device).finish_copies_in_flight()
             if attempt == 0:
                 self._lock.release()
                 try:

@@ -56,7 +56,7 @@ def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool)
     elif name in ("max", "min"):
         require_real(name, x)
     if _STRICT_ACTIVE[0] and type(x) is UnifiedArray:
-        _rules.unary(name, x._buf._dtype)
+        _rules.unary(name, x.buffer.dtype)
     if dtype is None and type(x) is UnifiedArray:
         native = host_current(x)
         if native is not None:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ._array import UnifiedArray
+from ._array import UnifiedArray, from_buffer
 from ._buffer import adopt as _adopt_buffer
 from ._buffer import upload_new
 from ._devices import CPU, Device
@@ -54,10 +54,10 @@ def adopt(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
     else aliases), without checks: what :func:`wrap_result` ends in, and
     what the fast paths call."""
     arr = _new(UnifiedArray)
-    buf = arr._buf = _adopt_buffer(native, dev, dtype)
-    arr._chain = None
-    arr._shape = buf._shape
-    arr._hostview = None
+    shape = arr.extent = native.shape
+    arr.buffer = _adopt_buffer(native, dev, dtype, shape)
+    arr.chain = None
+    arr.host_view = None
     return arr
 
 
@@ -103,7 +103,7 @@ def send_back(res: Any, device: Device, reason: str) -> Any:
     if device is CPU:
         return res
     if type(res) is UnifiedArray:
-        return UnifiedArray._from_buffer(upload_new(res._buf._copies[CPU], device, reason, explicit=False))
+        return from_buffer(upload_new(res.buffer.native(CPU, reason), device, reason, explicit=False))
     if isinstance(res, tuple):
         items = [send_back(r, device, reason) for r in res]
         return type(res)(*items) if hasattr(res, "_fields") else tuple(items)

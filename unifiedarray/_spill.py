@@ -100,7 +100,7 @@ class _Tracker:
         self.copies: OrderedDict[int, tuple[weakref.ref, int]] = OrderedDict()
         self.lock = threading.RLock()
 
-    def _gone(self, key: int) -> None:
+    def gone(self, key: int) -> None:
         # The buffer was collected: its copies went with it.
         with self.lock:
             entry = self.copies.pop(key, None)
@@ -121,14 +121,14 @@ class _Tracker:
             self.copies[key] = (weakref.ref(buf, partial(_gone, weakref.ref(self), key)), nbytes)
             self.used += nbytes
             if self.used > self.limit:
-                self._make_room(buf)
+                self.make_room(buf)
 
     def _forget(self, key: int) -> None:
         entry = self.copies.pop(key, None)
         if entry is not None:
             self.used -= entry[1]
 
-    def _make_room(self, keep: Any) -> None:
+    def make_room(self, keep: Any) -> None:
         # Pass 1 drops copies the host already holds (free); pass 2 spills.
         for spill in (False, True):
             for key, (ref, _) in list(self.copies.items()):
@@ -143,13 +143,13 @@ class _Tracker:
     def _evict(self, buf: Any, spill: bool) -> bool:
         """Drop ``buf``'s copy on this device (spilling it first when the host
         copy is stale and ``spill``); False if it cannot be done now."""
-        return bool(buf._drop_copy(self.device, spill))
+        return bool(buf.drop_copy(self.device, spill))
 
 
 def _gone(tracker_ref: weakref.ref, key: int, _: Any) -> None:
     tracker = tracker_ref()  # a limit removed since: nothing to update
     if tracker is not None:
-        tracker._gone(key)
+        tracker.gone(key)
 
 
 _TRACKERS: dict[Device, _Tracker] = {}
@@ -196,8 +196,8 @@ def set_device_memory_limit(device: DeviceLike, limit: int | str | None) -> None
                 with tracker.lock:
                     tracker.limit = n
                     if tracker.used > n:
-                        tracker._make_room(None)
-        _buffer._ON_DEVICE_COPY = _on_device_copy if _TRACKERS else None
+                        tracker.make_room(None)
+        _buffer.set_device_copy_hook(_on_device_copy if _TRACKERS else None)
 
 
 def get_device_memory_limit(device: DeviceLike) -> int | None:

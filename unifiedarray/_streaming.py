@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from ._array import UnifiedArray
+from ._array import UnifiedArray, from_buffer
 from ._buffer import UnifiedBuffer, adopt
 from ._devices import Device, DeviceLike
 from ._policy import get_default_device
+from .backends import backend_for
 
 __all__ = ["prefetch"]
 
@@ -40,7 +41,7 @@ def prefetch(batches: Iterable[Any], device: DeviceLike | None = None, *, depth:
     if depth < 1:
         raise ValueError("depth must be at least 1")
     dev = get_default_device() if device is None else Device.parse(device)
-    pinned = dev.kind == "cuda"  # only CUDA copies asynchronously from page-locked memory
+    pinned = backend_for(dev).pinned_uploads_async  # only CUDA copies asynchronously from page-locked memory
     queue: deque[UnifiedBuffer] = deque()
     for batch in batches:
         host = np.asarray(batch)
@@ -59,6 +60,6 @@ def _ready(buf: UnifiedBuffer, dev: Device) -> UnifiedArray:
     """The batch in ``buf`` as an array, once its copy is done; on CUDA its
     device copy alone (the pinned host copy is let go, back to the pool)."""
     if not buf.pinned:
-        return UnifiedArray._from_buffer(buf)
+        return from_buffer(buf)
     buf.sync_to_device(dev)  # waits for the copy in flight; moves nothing more
-    return UnifiedArray._from_buffer(adopt(buf.read(dev), dev, buf.dtype))
+    return from_buffer(adopt(buf.read(dev), dev, buf.dtype))

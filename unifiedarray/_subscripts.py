@@ -38,28 +38,29 @@ _new = object.__new__
 def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
     """``x[key]``: a view for basic indices (sharing x's buffer), a new 0-d
     array for an integer per axis, a new array for advanced indices."""
-    buf = x._buf
-    if x._chain is None and buf._placement is CPU and CPU in buf._valid and buf._pending is None:
+    buf = x.buffer
+    host = buf.host_ready
+    if host is not None and x.chain is None:
         # The commonest indices of a whole host array: a slice or an integer
         # of the first axis (a view; a trailing Ellipsis keeps NumPy from
         # giving a scalar), or an integer for every axis (an element).
         tkey = type(key)
         if tkey is slice or (tkey is tuple and index.all_slices(key)):
             # _host_view, inlined: this is most of a small slice's cost.
-            native = buf._copies[CPU][key]
+            native = host[key]
             out = _new(UnifiedArray)
-            out._buf = buf
-            out._chain = (key,)
-            out._shape = native.shape
-            out._hostview = native
+            out.buffer = buf
+            out.chain = (key,)
+            out.extent = native.shape
+            out.host_view = native
             return out
-        if index.one_element(key, len(x._shape)):
-            return adopt(np.asarray(buf._copies[CPU][key]), CPU, buf._dtype)
+        if index.one_element(key, len(x.extent)):
+            return adopt(np.asarray(host[key]), CPU, buf.dtype)
         if tkey is int:
             key = (key, Ellipsis)
-            return _host_view(x, key, buf._copies[CPU][key])
+            return _host_view(x, key, host[key])
     if index.is_basic_key(key):
-        if index.one_element(key, len(x._shape)):
+        if index.one_element(key, len(x.extent)):
             return _element(x, key)
         return _view(x, key)
     if type(key) is UnifiedArray:
@@ -85,10 +86,10 @@ def _key_arrays(key: Any) -> Any:
 
 def _host_view(x: UnifiedArray, key: Any, native: np.ndarray) -> UnifiedArray:
     out = _new(UnifiedArray)
-    out._buf = x._buf
-    out._chain = (key,)
-    out._shape = native.shape
-    out._hostview = native
+    out.buffer = x.buffer
+    out.chain = (key,)
+    out.extent = native.shape
+    out.host_view = native
     return out
 
 
@@ -97,43 +98,45 @@ def _element(x: UnifiedArray, key: Any) -> UnifiedArray:
     copy, as NumPy gives (a scalar) and array-api-strict does, so that
     ``old = x[i]; x[i] = new`` keeps the old value."""
     reason = "UnifiedArray.__getitem__"
-    if x._buf._placement is CPU:
+    if x.buffer.placement is CPU:
         host = native_on(x, CPU, reason)
         return adopt(np.asarray(host[key]), CPU, host.dtype)
-    index.normalise(x._shape, key)  # NumPy's IndexError, at the call: some backends check nothing
+    index.normalise(x.extent, key)  # NumPy's IndexError, at the call: some backends check nothing
     return call("getitem", (x, key), reason=reason)
 
 
 def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
     key = index.view_key(key)
-    buf = x._buf
+    buf = x.buffer
     out = _new(UnifiedArray)
-    out._buf = buf
-    parent = x._chain
-    out._chain = (key,) if parent is None else (*parent, key)
-    base = buf._copies.get(CPU) if parent is None else x._hostview
-    if buf._placement is CPU and buf._pending is None and CPU in buf._valid and base is not None:
+    out.buffer = buf
+    parent = x.chain
+    out.chain = (key,) if parent is None else (*parent, key)
+    base = buf.host_ready
+    if base is not None and parent is not None:
+        base = x.host_view
+    if base is not None:
         # A current host copy: the native view now (taking a view reads nothing).
         view = base[key]
-        out._hostview = view
-        out._shape = view.shape
+        out.host_view = view
+        out.extent = view.shape
     else:
-        out._hostview = None
-        out._shape = index.basic_shape(x._shape, key)
+        out.host_view = None
+        out.extent = index.basic_shape(x.extent, key)
     return out
 
 
 def setitem(x: UnifiedArray, key: Any, value: Any) -> None:
     """``x[key] = value``, through the buffer on x's device."""
-    dev = x._buf._placement
+    dev = x.buffer.placement
     reason = "UnifiedArray.__setitem__"
     if type(value) is not UnifiedArray:
         if value is None or isinstance(value, PY_SCALARS):
-            value = _rules.store(x._buf._dtype, value, "__setitem__")  # converted: every backend stores it exactly
+            value = _rules.store(x.buffer.dtype, value, "__setitem__")  # converted: every backend stores it exactly
         else:
             value = intake(value)
-    if type(value) is UnifiedArray and value._buf._dtype != x._buf._dtype:
-        value = cast_value(value, x._buf._dtype, "__setitem__")
+    if type(value) is UnifiedArray and value.buffer.dtype != x.buffer.dtype:
+        value = cast_value(value, x.buffer.dtype, "__setitem__")
     key = _key_arrays(key)
     if type(key) is UnifiedArray:
         key = native_on(key, dev, reason)

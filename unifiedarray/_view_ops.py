@@ -23,7 +23,7 @@ from numpy.exceptions import AxisError
 
 from . import _views as views
 from ._access import native_on
-from ._array import UnifiedArray
+from ._array import UnifiedArray, from_buffer
 from ._buffer import upload_new
 from ._devices import CPU, Device
 from ._results import adopt
@@ -39,24 +39,26 @@ def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedAr
     """A view of ``x`` through ``link`` (a :class:`~unifiedarray._views.Reshape`
     or :class:`~unifiedarray._views.Permute`): it shares x's buffer, so
     writes through either are seen by both, on every backend."""
-    buf = x._buf
+    buf = x.buffer
     out = _new(UnifiedArray)
-    out._buf = buf
-    out._chain = (link,) if x._chain is None else (*x._chain, link)
-    out._shape = shape
-    out._hostview = None
-    if buf._placement is CPU and buf._pending is None and CPU in buf._valid:
+    out.buffer = buf
+    out.chain = (link,) if x.chain is None else (*x.chain, link)
+    out.extent = shape
+    out.host_view = None
+    parent = buf.host_ready
+    if parent is not None:
         # The NumPy view of a current host copy, made now, so that the
         # operators' fast path can take ``A.T @ b`` and ``X - m.reshape(1, -1)``:
         # a transpose always is a real view, a reshape of C-ordered memory
         # too (any other reshape is made at its first read, and kept if
         # NumPy made it a view).
-        parent = buf._copies[CPU] if x._chain is None else x._hostview
+        if x.chain is not None:
+            parent = x.host_view
         if parent is not None:
             if type(link) is views.Permute:
-                out._hostview = parent.transpose(link.axes)
+                out.host_view = parent.transpose(link.axes)
             elif parent.flags.c_contiguous:  # a reshape of C-ordered memory is always a view
-                out._hostview = parent.reshape(link.shape)
+                out.host_view = parent.reshape(link.shape)
     return out
 
 
@@ -88,7 +90,7 @@ def reshaped(x: UnifiedArray, shape: Any) -> UnifiedArray:
     """``x`` with a new shape: a view sharing x's buffer (no data copied)."""
     if type(x) is not UnifiedArray:
         raise TypeError(f"reshape: expected a UnifiedArray, got {type(x).__name__}")
-    dims = _new_shape(x._shape, shape)
+    dims = _new_shape(x.extent, shape)
     return linked_view(x, views.Reshape(dims), dims)
 
 
@@ -107,19 +109,18 @@ def permuted(x: UnifiedArray, axes: Any) -> UnifiedArray:
     norm = tuple(a + n if a < 0 else a for a in norm)
     if sorted(norm) != list(range(n)):
         raise ValueError(f"permute_dims: axes {tuple(axes)} are not a permutation of the {n} axes")
-    return linked_view(x, views.Permute(norm), tuple(x._shape[a] for a in norm))
+    return linked_view(x, views.Permute(norm), tuple(x.extent[a] for a in norm))
 
 
 def to_device(x: UnifiedArray, dev: Device) -> UnifiedArray:
     """A copy of ``x`` on ``dev`` (``x`` itself if it is there): an explicit
     move, through the host (where every backend meets every other)."""
-    buf = x._buf
-    if dev is buf._placement:
+    buf = x.buffer
+    if dev is buf.placement:
         return x
     backend_for(dev).check_dtype(x.dtype, dev, "to_device")
-    if CPU not in buf._valid:
-        buf._acquire(CPU, False, "to_device", explicit=True)
+    buf.native(CPU, "to_device", explicit=True)  # an explicit move, where the host copy is stale
     host = native_on(x, CPU, "to_device")
     if dev is CPU:
         return adopt(np.array(host, order="C", copy=True), CPU, host.dtype)
-    return UnifiedArray._from_buffer(upload_new(host, dev, "to_device", explicit=True))
+    return from_buffer(upload_new(host, dev, "to_device", explicit=True))

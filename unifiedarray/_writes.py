@@ -36,7 +36,7 @@ def cast_value(value: UnifiedArray, dtype: np.dtype, op: str, casting: str = "un
     for ``casting``, strict mode's refusal), the cast runs where value
     lives (a complex value into a real array keeps its real part, as NumPy
     does, with its warning)."""
-    if _rules.cast_into(value._buf._dtype, dtype, op, casting):
+    if _rules.cast_into(value.buffer.dtype, dtype, op, casting):
         value = call("real", (value,))
     return call("astype", (value, dtype), {"copy": False})
 
@@ -45,18 +45,18 @@ def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
     """Write ``value`` (an array, a native of x's device, or a scalar) at
     ``key`` (native indices) of x, through the buffer: the written copy
     becomes the only valid one, and the write is seen through every view."""
-    buf = x._buf
-    dev = buf._placement
+    buf = x.buffer
+    dev = buf.placement
     backend = backend_for(dev)
     if type(value) is UnifiedArray:
         value = native_on(value, dev, reason)  # before any lock of x's: value may be a view of x
     ns = resolve(dev, "")
-    chain = x._chain
+    chain = x.chain
 
     def write_into(base: Any) -> None:
         if chain is None:
             ns.setitem(base, key, value)
-        elif dev.kind != "mlx" and views.real_views(chain):
+        elif backend.views_write_through and views.real_views(chain):
             ns.setitem(views.follow(ns, base, chain), key, value)  # a real view: writes reach the copy
         else:
             views.write_chain(ns, base, chain, key, value, backend.aliases)
@@ -67,8 +67,5 @@ def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
         def apply(base: Any) -> None:
             run_translated(dev, "__setitem__", write_into, (base,))
 
-    if dev.kind == "mlx":
-        buf._apply_write(dev, apply, reason)  # on the library's stream, inside the buffer's lock
-    else:
-        with backend.compute_context(dev):
-            buf._apply_write(dev, apply, reason)
+    with backend.write_context(dev):
+        buf.write(dev, apply, reason)

@@ -23,7 +23,6 @@ from ._base import Backend, contiguous, host_memory_info
 from ._registry import (
     ENTRY_POINT_GROUP,
     BackendPluginWarning,
-    _registry,  # noqa: F401  # the former name of registry(), for callers not yet moved
     all_backends,
     backend_for,
     backend_of_native,

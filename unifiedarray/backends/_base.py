@@ -16,6 +16,7 @@ Example
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -47,6 +48,46 @@ class Backend:
     indexed: bool = False
     #: other names of its kind ("gpu" for "cuda")
     device_aliases: tuple[str, ...] = ()
+    #: whether a memory pool may lend its copies pooled blocks: it can view a
+    #: block of :meth:`empty_block` as an array (NumPy, CuPy); where not
+    #: (MLX's arrays are values with MLX's own allocator cache, a plug-in
+    #: without ``empty_block``), a pool's buffers get ordinary copies there
+    poolable: bool = False
+    #: whether :meth:`upload` can write into an existing stale copy
+    #: (``into``); where it cannot (MLX), the buffer frees the stale copy
+    #: before the upload, so that its memory can be reused
+    uploads_into: bool = True
+    #: whether a writable handle on a copy (a lease) can be ended: the buffer
+    #: then hands out :meth:`lease`'s handle and, when the lease ends,
+    #: replaces it by :meth:`detach`'s (MLX); where it cannot (raw CUDA
+    #: memory), writes after the lease are the caller's to declare
+    revocable_leases: bool = False
+    #: whether a host buffer's accelerator copy (``UnifiedBuffer.device``,
+    #: ``sync_to_device()`` with no device) lives on this backend's devices
+    #: (CUDA's GPUs); the first available backend that says so is used
+    host_accelerator: bool = False
+    #: how much :func:`unifiedarray.get_accelerator` prefers this backend's
+    #: first device when no device is named: the highest present wins
+    #: (CUDA 2, MLX 1); 0: never chosen by default
+    accelerator_preference: int = 0
+    #: whether copies from page-locked host memory to this backend's devices
+    #: run asynchronously (CUDA), so that streaming stages through it
+    pinned_uploads_async: bool = False
+    #: whether :meth:`numpy_like` takes NumPy's call forms function by
+    #: function (CuPy): NumPy's functions called on this backend's arrays
+    #: (``np.nanmean(x)``) then run as that module's function of the same
+    #: name; elsewhere as the Array API namespace's function of the same
+    #: meaning (or a recipe in the standard's terms), and only where neither
+    #: takes the call form, on the host (counted)
+    numpy_compatible: bool = False
+    #: the complex dtype a complex Python scalar or complex data takes by
+    #: default on this backend's devices (MLX holds no complex128)
+    default_complex: np.dtype = np.dtype(np.complex128)
+    #: how this backend's exceptions map onto the host's classes for the
+    #: same call: ``(class, pattern of its message, host's class)``, checked
+    #: in order by :func:`unifiedarray._errors.translate`; an exception no
+    #: row matches passes through unchanged
+    error_translations: tuple[tuple[type[BaseException], re.Pattern[str], type[Exception]], ...] = ()
 
     def __init__(self) -> None:
         self._probe_lock = threading.Lock()
@@ -187,18 +228,32 @@ class Backend:
         with self.compute_context(device):
             return fn(*args)
 
+    def facilities(self) -> dict[str, str | None]:
+        """Named facilities of this backend's device that may be missing
+        where the backend works (MLX's Metal): name -> why it is missing, or
+        None where present (why the backend is missing, where it is).
+        ``python -m unifiedarray`` reports each; the buffer's handle of the
+        same name (``UnifiedBuffer.metal``) is refused with the reason."""
+        return {}
+
+    def write_context(self, device: Device) -> AbstractContextManager[Any]:
+        """The context a write through the buffer (``UnifiedBuffer.write``)
+        runs in, around the buffer's lock: :meth:`compute_context` (the CUDA
+        GPU of the data), unless the backend's :meth:`write` enters its own
+        (MLX: the library's stream, inside the buffer's lock)."""
+        return self.compute_context(device)
+
+    #: whether a real view of a copy (a basic slice, a transpose) writes
+    #: into the copy's memory (NumPy, CuPy); MLX's slices are values, so a
+    #: write through a view is made by writing the chain back into the copy
+    views_write_through: bool = True
+
     def compile(self, fn: Callable[..., Any]) -> Callable[..., Any] | None:
         """``fn`` (a function of native arrays, built from this backend's
         namespace functions) compiled into one kernel by the backend's own
         compiler, for :func:`unifiedarray.fuse`; None where the backend has
         none.  The compiled function is called inside :meth:`compute_context`."""
         return None
-
-    def publish(self, native: Any) -> Any:
-        """``native``, a new result, made ready to be kept as a buffer's copy
-        (nothing to do on every backend now: MLX's results stay lazy, on a
-        stream any thread may evaluate)."""
-        return native
 
     def evaluate(self, *natives: Any) -> None:
         """Make lazy natives concrete (MLX), serialised with every other
@@ -226,16 +281,116 @@ class Backend:
         """A copy of ``native`` in the same memory space."""
         return native.copy()
 
-    def copy_into(self, native: Any, src: Any) -> None:
+    # -- writes and handles (what the buffer asks of every backend) ------------
+    def write(self, native: Any, write: Callable[[Any], Any], in_place: bool = False) -> Any:
+        """Run ``write(native)`` (in-place writes, ``native[key] = value``) on
+        the buffer's copy ``native`` and return the copy that holds the
+        result, which the buffer keeps: ``native`` itself for a backend
+        whose arrays are mutable memory; a new array where writes make new
+        arrays (MLX).  ``in_place``: ``native`` is a live lease (see
+        :meth:`lease`), whose writes must reach the buffer."""
+        write(native)
+        return native
+
+    def fill(self, native: Any, value: Any, in_place: bool = False) -> Any:
+        """Set every element of the copy ``native`` to ``value`` (already of
+        its dtype); returns the copy that holds the result, as :meth:`write`."""
+        native.fill(value)
+        return native
+
+    def copy_into(self, native: Any, src: Any, in_place: bool = False) -> Any:
         """``native[...] = src``: ``src``, another of this backend's arrays on
         the same device, copied into the copy ``native`` (cast to its dtype
-        under ``same_kind`` rules), for ``UnifiedBuffer.copy_from``."""
+        under ``same_kind`` rules), for ``UnifiedBuffer.copy_from``; returns
+        the copy that holds the result, as :meth:`write`."""
         native[...] = src
+        return native
+
+    def detach(self, native: Any) -> Any:
+        """A handle on ``native``'s data that is safe to give out for
+        reading: one whose writes cannot reach the buffer's copy where the
+        backend can make one cheaply (MLX: a new handle, evaluated in the
+        caller's thread), ``native`` itself elsewhere."""
+        return native
+
+    def lease(self, native: Any) -> Any:
+        """``native`` (the buffer's copy) made ready to be handed out as a
+        writable handle (a lease) where :attr:`revocable_leases` (MLX: its
+        writes then run on the library's stream); the same object, so that
+        writes through it reach the buffer."""
+        return native
+
+    def record_event(self, device: Device) -> Any:
+        """An event marking the end of the work queued so far on ``device``
+        (CUDA: on its current stream), which a pooled block's next owner
+        follows; None where work is never queued (the default)."""
+        return None
+
+    # -- exports (what the array's protocols ask) ------------------------------
+    def export_dlpack(self, native: Any, stream: Any, kwargs: dict[str, Any]) -> Any:
+        """A DLPack capsule of ``native`` (``__dlpack__``'s other keywords in
+        ``kwargs``): the native's own ``__dlpack__`` (without the 2023.12
+        keywords for a producer that predates them); ``BufferError`` where
+        the native has none (a device that exports no DLPack)."""
+        export = getattr(native, "__dlpack__", None)
+        if export is None:
+            raise BufferError(f"__dlpack__: {self.name} arrays export no DLPack; move the array to the host first")
+        if not kwargs:
+            return export(stream=stream) if stream is not None else export()
+        try:
+            return export(stream=stream, **kwargs)
+        except TypeError:  # a producer that predates the 2023.12 keywords
+            return export(stream=stream) if stream is not None else export()
+
+    def dlpack_device(self, device: Device, native: Callable[[], Any]) -> tuple[int, int]:
+        """``__dlpack_device__`` of an array on ``device``: the answer of its
+        native (``native()`` gives it; not called where the device alone
+        says, as CUDA's ``(2, index)``); ``BufferError`` where the native has
+        none (a device that exports no DLPack)."""
+        ask = getattr(native(), "__dlpack_device__", None)
+        if ask is None:
+            raise BufferError(
+                f"__dlpack_device__: {self.name} arrays export no DLPack; move the array to the host first"
+            )
+        found = ask()
+        return (found[0], found[1])
+
+    #: whether a DLPack export that may copy (``copy=None``) exports a copy
+    #: (MLX's exports carry no read-only flag: a consumer could write the copy)
+    dlpack_exports_copy: bool = False
+    #: the dtypes this backend's own functions narrow when they import a
+    #: foreign array through DLPack (MLX: float64); an unversioned DLPack
+    #: request for an array of these dtypes on its device is refused
+    dlpack_import_narrows: frozenset[np.dtype] = frozenset()
+    #: whether its arrays are CUDA memory, exported through the CUDA Array
+    #: Interface (``__cuda_array_interface__``, ``__cupy_get_ndarray__``)
+    #: and sent by distributed's ``cuda`` serializer family
+    cuda_memory: bool = False
+
+    def cuda_array_interface(self, native: Any) -> dict[str, Any]:
+        """The CUDA Array Interface of ``native`` (where :attr:`cuda_memory`)."""
+        raise AttributeError(f"__cuda_array_interface__: {self.name} arrays are not CUDA memory")
+
+    def view_on_host(self, native: Any) -> np.ndarray | None:
+        """A read-only NumPy view of ``native``'s memory where the host can
+        address it without a copy (MLX's CPU or unified memory, evaluated
+        first), for frames sent elsewhere; None where it cannot."""
+        return None
+
+    def import_dlpack(self, x: Any, device: Device) -> Any:
+        """A native array on ``device`` holding the data of ``x``, a DLPack
+        producer whose ``__dlpack_device__`` names one of this backend's
+        devices (:attr:`dlpack_device_type`)."""
+        raise BufferError(f"{self.name} imports no DLPack")
+
+    #: the DLPack device type number of this backend's devices (kDLCUDA is
+    #: 2), where it imports DLPack producers from other libraries
+    #: (:meth:`import_dlpack`); None where it does not
+    dlpack_device_type: int | None = None
 
     def empty_block(self, device: Device, size: int) -> Any:
         """``size`` uninitialised bytes on ``device`` for a memory pool's
-        block (pinned host memory from the CUDA backend with ``device`` the
-        host)."""
+        block (the host backend's: page-locked, from the CUDA backend)."""
         raise NotImplementedError
 
     def free_cached(self, device: Device, pinned: bool) -> None:
@@ -250,8 +405,10 @@ class Backend:
         return False
 
     def numpy_like(self) -> ModuleType | None:
-        """The NumPy-compatible module of this backend (CuPy), where NumPy
-        calls on its arrays run; None where there is none."""
+        """The NumPy-like module of this backend: where NumPy calls on its
+        arrays run (CuPy, :attr:`numpy_compatible`), or whose functions of
+        ``_interop.NATIVE_EQUIVALENTS`` (``einsum``) have NumPy's meaning
+        (MLX's); None where there is none."""
         return None
 
 

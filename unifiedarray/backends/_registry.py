@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from .._devices import Device, DeviceLike, register_kind, set_unknown_name_hook, unregister_kind
+from .._dtypes import set_default_complex
 from .._policy import set_device_check
 from . import cupy_backend, mlx_backend, numpy_backend
 from ._base import Backend
@@ -110,6 +111,7 @@ def register(backend: Backend) -> Backend:
             current=backend.current_index,
             from_object=backend.device_from_object,
         )
+        set_default_complex(kind, backend.default_complex)
         _BACKENDS[kind] = backend
         _IN_ORDER[0] = tuple(_BACKENDS.values())
         _FOR_DEVICE.clear()
@@ -137,6 +139,7 @@ def unregister(backend: Backend | str) -> None:
         if found is None or (not isinstance(backend, str) and found is not backend):
             raise ValueError(f"unregister: no such backend registered for device kind {kind!r}")
         del _BACKENDS[kind]
+        set_default_complex(kind, None)
         _IN_ORDER[0] = tuple(_BACKENDS.values())
         unregister_kind(kind)
         _FOR_DEVICE.clear()
@@ -181,12 +184,6 @@ def registry() -> Mapping[str, Backend]:
     the plug-ins loaded first)."""
     load_plugins()
     return MappingProxyType(_BACKENDS)
-
-
-def _registry() -> dict[str, Backend]:
-    """Every backend, by device kind (the registry itself; kept for the
-    callers that still use this name: prefer :func:`registry`)."""
-    return _BACKENDS
 
 
 def all_backends() -> list[Backend]:

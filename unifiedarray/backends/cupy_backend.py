@@ -11,6 +11,7 @@ half-way through a user's computation.
 from __future__ import annotations
 
 import operator
+import re
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from numpy.linalg import LinAlgError
 
 from .. import _rules
 from .._devices import CPU, Device
@@ -106,6 +108,11 @@ class CuPyBackend(Backend):
     kind = "cuda"
     indexed = True
     device_aliases = ("gpu",)
+    poolable = True
+    host_accelerator = True
+    accelerator_preference = 2
+    pinned_uploads_async = True
+    error_translations = ((Exception, re.compile(r"[Ss]ingular|not positive.definite"), LinAlgError),)
 
     def __init__(self) -> None:
         super().__init__()
@@ -293,15 +300,16 @@ class CuPyBackend(Backend):
             else:
                 np.copyto(out, native.get())
 
-    def fill(self, native: Any, value: Any) -> None:
+    def fill(self, native: Any, value: Any, in_place: bool = False) -> Any:
         """Fill ``native`` on its own GPU (a kernel runs on the current GPU's
         stream: any other would not be ordered after the array's work)."""
         import cupy
 
         with cupy.cuda.Device(native.device.id):
             native.fill(value)
+        return native
 
-    def copy_into(self, native: Any, src: Any) -> None:
+    def copy_into(self, native: Any, src: Any, in_place: bool = False) -> Any:
         """``native[...] = src`` on native's GPU (``src`` is a CuPy array on
         that GPU), ordered after the work ``src``'s producer names: the
         stream in its CUDA Array Interface, asked for and resolved with
@@ -315,6 +323,7 @@ class CuPyBackend(Backend):
             if producer is not None:
                 self.order_after(Device("cuda", native.device.id), producer)
             native[...] = src
+        return native
 
     @staticmethod
     def _producer_stream(ptr: int | None) -> Any:
@@ -349,6 +358,13 @@ class CuPyBackend(Backend):
                 cai["stream"] = handoff.ptr
         cai["data"] = (cai["data"][0], True)
         return cai
+
+    dlpack_device_type = 2  # kDLCUDA
+    cuda_memory = True
+    numpy_compatible = True
+
+    def dlpack_device(self, device: Device, native: Callable[[], Any]) -> tuple[int, int]:
+        return (2, device.index)
 
     def import_dlpack(self, x: Any, device: Device) -> Any:
         """``cupy.from_dlpack(x)`` for a producer on ``device``, with that GPU

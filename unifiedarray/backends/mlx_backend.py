@@ -20,11 +20,15 @@ evaluation) is :mod:`unifiedarray.backends.mlx_evaluation`.
 from __future__ import annotations
 
 import platform
+import re
 from collections.abc import Callable
+from contextlib import nullcontext
 from types import ModuleType
 from typing import Any
 
 import numpy as np
+from numpy.exceptions import AxisError
+from numpy.linalg import LinAlgError
 
 from .._devices import MLX, Device
 from ._base import Backend, host_memory_info
@@ -94,6 +98,21 @@ class MLXBackend(Backend):
     title = "MLX"
     kind = "mlx"
     device_aliases = ("metal",)
+    # MLX arrays are values, with MLX's own allocator cache: not pooled, never
+    # uploaded into, written through write(), lent as revocable handles.
+    uploads_into = False
+    revocable_leases = True
+    views_write_through = False
+    accelerator_preference = 1
+    default_complex = np.dtype(np.complex64)  # MLX holds no complex128
+    #: The net behind the MLX namespace, which raises the host's classes
+    #: itself where it can (it checks indices, pivots and axes before MLX).
+    error_translations = (
+        (RuntimeError, re.compile(r"bad_cast|out of range|too large"), OverflowError),
+        (ValueError, re.compile(r"axis .* (is )?out of bounds|Invalid axis|\[.*\] .*axis"), AxisError),
+        (RuntimeError, re.compile(r"[Ss]ingular|not positive.definite|LAPACK|lapack"), LinAlgError),
+        (RuntimeError, re.compile(r"[Ss]hape|broadcast"), ValueError),
+    )
 
     def __init__(self) -> None:
         super().__init__()
@@ -141,6 +160,9 @@ class MLXBackend(Backend):
         if platform.system() != "Darwin":
             return f"Metal exists only on macOS; MLX runs here on the CPU ({platform.system()}), use .mlx"
         return "MLX is installed but Metal is not available on this Mac"
+
+    def facilities(self) -> dict[str, str | None]:
+        return {"metal": self.metal_reason}
 
     def devices(self) -> list[Device]:
         return [MLX] if self.available else []
@@ -265,6 +287,15 @@ class MLXBackend(Backend):
             write(target)
         return settle(target)
 
+    def fill(self, native: Any, value: Any, in_place: bool = False) -> Any:
+        return self.write(native, _FillAll(value), in_place)
+
+    def copy_into(self, native: Any, src: Any, in_place: bool = False) -> Any:
+        """``src`` (an MLX array, evaluated: see :meth:`detach`) written into
+        every element, cast to native's dtype where it differs (the cast is
+        built where the write is, on the library's stream)."""
+        return self.write(native, _FillAll(src, cast=np_dtype(src.dtype) != np_dtype(native.dtype)), in_place)
+
     def copy(self, native: Any) -> Any:
         """A real copy in MLX memory (for exports whose consumer may write)."""
         with compute_context():
@@ -281,9 +312,23 @@ class MLXBackend(Backend):
     #: such an MLX array is not offered to them that way, so that they take
     #: ``__mlx_array__``, the MLX copy with its dtype.
     dlpack_import_narrows = frozenset({np.dtype(np.float64)})
+    dlpack_exports_copy = True  # MLX's exports carry no read-only flag
+
+    def view_on_host(self, native: Any) -> np.ndarray:
+        """A read-only view of MLX's own memory (host or unified memory),
+        evaluated first (serialised with the library's other evaluations)."""
+        evaluate(native)
+        host = np.asarray(native).view()
+        host.flags.writeable = False
+        return host
 
     def compute_context(self, device: Device) -> Any:
         return compute_context()
+
+    def write_context(self, device: Device) -> Any:
+        """None: write() enters the library's stream itself, inside the
+        buffer's lock (the stream's lock is never held around a buffer's)."""
+        return nullcontext()
 
     def run(self, device: Device, fn: Callable[..., Any], *args: Any) -> Any:
         return run(fn, *args)
@@ -306,6 +351,24 @@ class MLXBackend(Backend):
     def numpy_like(self) -> ModuleType:
         """``mlx.core``: its ``einsum`` has NumPy's meaning."""
         return self.mx
+
+
+class _FillAll:
+    """A write that sets every element (``native[...] = value``), with
+    ``cast``, ``value`` cast to the native's dtype first."""
+
+    __slots__ = ("cast", "value")
+
+    #: it writes every element: write() may start from new memory (where the
+    #: copy is poisoned by a failed evaluation)
+    replaces_all = True
+
+    def __init__(self, value: Any, cast: bool = False) -> None:
+        self.value = value
+        self.cast = cast
+
+    def __call__(self, native: Any) -> None:
+        native[...] = self.value.astype(native.dtype) if self.cast else self.value
 
 
 #: The MLX backend (the registry registers it).

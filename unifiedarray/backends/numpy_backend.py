@@ -10,6 +10,7 @@ import array_api_compat.numpy as compat_numpy
 import numpy as np
 
 from .._devices import CPU, Device
+from . import cupy_backend
 from ._base import Backend, host_memory_info
 from .cupy_backend import pinned_zeros
 
@@ -19,6 +20,7 @@ class NumPyBackend(Backend):
     title = "host (NumPy)"
     kind = "cpu"
     device_aliases = ("host", "numpy")
+    poolable = True
 
     def _probe(self) -> str | None:
         return None
@@ -60,6 +62,23 @@ class NumPyBackend(Backend):
 
     def aliases(self, a: Any, b: Any) -> bool:
         return bool(np.may_share_memory(a, b))
+
+    # Page-locked host memory is CUDA's (the CUDA backend makes and frees it).
+    def is_pinned(self, host: np.ndarray) -> bool:
+        return cupy_backend.BACKEND.available and cupy_backend.BACKEND.is_pinned(host)
+
+    def empty_block(self, device: Device, size: int) -> Any:
+        """A page-locked host block (a pool's pinned space), from CUDA."""
+        return cupy_backend.BACKEND.empty_block(device, size)
+
+    def free_cached(self, device: Device, pinned: bool) -> None:
+        if pinned and cupy_backend.BACKEND.available:
+            cupy_backend.BACKEND.free_cached(device, pinned)
+
+    def finish_copies_in_flight(self) -> None:
+        """CUDA's copies from page-locked host memory still in flight."""
+        if cupy_backend.BACKEND.available:
+            cupy_backend.BACKEND.finish_copies_in_flight()
 
 
 #: The host backend (the registry registers it).

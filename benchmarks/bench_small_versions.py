@@ -1,0 +1,110 @@
+"""Two checkouts of unifiedarray side by side on small calls, in one run.
+
+What a change did to the small calls of ``bench_small.py`` that the dispatch's
+fast paths serve (8-element arrays): host ``a + b``, ``a[1:3]``,
+``sin(a)``, ``xp.sum(a)`` (float64), and MLX ``a + b`` (float32) where MLX
+is present.  Each checkout runs in a worker process of its own
+(``PYTHONPATH=<checkout>``), both kept for the whole run; this script asks
+them for one batch each in turn, the order alternating from round to round,
+so that both halves of a ratio see the same machine noise.  A batch is timed
+in the worker's CPU time (a loaded machine's lost time slices are not
+counted); a ratio is the median of the per-round ratios NEW/OLD, with their
+interquartile range.
+
+Run: ``python benchmarks/bench_small_versions.py OLD NEW [--rounds N]``, OLD
+and NEW the roots of two checkouts (each holding ``unifiedarray/``); about a
+minute with the default rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from typing import Any
+
+_WORKER = r"""
+import gc, json, sys, time
+import numpy as np
+import unifiedarray as xp
+
+rng = np.random.default_rng(0)
+na, nb = rng.random(8), rng.random(8)
+a, b = xp.asarray(na), xp.asarray(nb)
+cases = {
+    "host a + b": (lambda: a + b, 2000),
+    "host a[1:3]": (lambda: a[1:3], 4000),
+    "host sin(a)": (lambda: xp.sin(a), 2000),
+    "host xp.sum(a)": (lambda: xp.sum(a), 1000),
+}
+if "mlx" in xp.__array_namespace_info__().devices():
+    ma = xp.asarray(na.astype(np.float32), device="mlx")
+    mb = xp.asarray(nb.astype(np.float32), device="mlx")
+    cases["MLX a + b"] = (lambda: ma + mb, 300)
+print(json.dumps(list(cases)), flush=True)
+for line in sys.stdin:
+    fn, n = cases[json.loads(line)]
+    gc.disable()
+    c0 = time.process_time()
+    for _ in range(n):
+        fn()
+    c1 = time.process_time()
+    gc.enable()
+    print(json.dumps((c1 - c0) / n), flush=True)
+"""
+
+
+def _start(root: str) -> tuple[subprocess.Popen, list[str]]:
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(root))
+    worker = subprocess.Popen(
+        [sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    )
+    assert worker.stdout is not None
+    return worker, json.loads(worker.stdout.readline())
+
+
+def _batch(worker: subprocess.Popen, name: str) -> float:
+    assert worker.stdin is not None and worker.stdout is not None
+    worker.stdin.write(json.dumps(name) + "\n")
+    worker.stdin.flush()
+    seconds: float = json.loads(worker.stdout.readline())
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("old", help="root of the checkout to compare against")
+    parser.add_argument("new", help="root of the checkout to measure")
+    parser.add_argument("--rounds", type=int, default=80)
+    args = parser.parse_args()
+    old, names = _start(args.old)
+    new, _ = _start(args.new)
+    for name in names:  # warm up both
+        for _ in range(3):
+            _batch(old, name)
+            _batch(new, name)
+    times: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n in names}
+    for r in range(args.rounds):
+        for name in names:
+            first, second = (new, old) if r % 2 else (old, new)
+            a, b = _batch(first, name), _batch(second, name)
+            t_old, t_new = (b, a) if r % 2 else (a, b)
+            times[name][0].append(t_old)
+            times[name][1].append(t_new)
+    old.kill()
+    new.kill()
+    print(f"{'case':<16} {'OLD µs':>8} {'NEW µs':>8}  NEW/OLD, CPU time (IQR)")
+    for name, (t_old, t_new) in times.items():
+        ratios: list[Any] = [n / o for o, n in zip(t_old, t_new, strict=True)]
+        q1, _, q3 = statistics.quantiles(ratios, n=4)
+        print(
+            f"{name:<16} {statistics.median(t_old) * 1e6:>8.3f} {statistics.median(t_new) * 1e6:>8.3f}  "
+            f"{statistics.median(ratios):.3f} ({q1:.3f}–{q3:.3f})"
+        )
+
+
+if __name__ == "__main__":
+    main()

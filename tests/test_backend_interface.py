@@ -1,0 +1,208 @@
+"""The backend owns its device: what the rest of the package asks of a
+device, it asks its :class:`~unifiedarray.backends.Backend` (writes,
+fills, leases, exports, its errors, its default complex dtype, NumPy
+calls, the accelerator), never the device's kind.
+
+The defaults are those of an ordinary mutable-array backend; the sealed
+test backend (``tests/sealed_backend.py``, written by CONTRIBUTING's guide)
+overrides none of these and works; a source scan keeps device-kind
+decisions out of every module outside ``unifiedarray/backends/``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import unifiedarray as xp
+from unifiedarray import Device
+from unifiedarray._accelerator import get_accelerator
+from unifiedarray._dtypes import default_complex
+from unifiedarray._errors import translate
+from unifiedarray.backends import Backend, backend_for, register, unregister
+
+from .conftest import SEALED
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "unifiedarray"
+
+
+class Mutable:
+    """An ordinary mutable array without DLPack."""
+
+    def __init__(self) -> None:
+        self.data = np.zeros(3)
+
+    def fill(self, value: float) -> None:
+        self.data.fill(value)
+
+    def __setitem__(self, key: object, value: object) -> None:
+        self.data[key] = value  # type: ignore[index]
+
+
+def test_the_defaults_write_into_the_copy_itself():
+    backend = Backend()
+    native = Mutable()
+    assert backend.write(native, lambda n: n.__setitem__(0, 2.0)) is native
+    assert backend.fill(native, 3.0) is native and native.data.tolist() == [3.0, 3.0, 3.0]
+    assert backend.copy_into(native, np.arange(3.0)) is native and native.data.tolist() == [0.0, 1.0, 2.0]
+    assert backend.detach(native) is native and backend.lease(native) is native
+    assert backend.record_event(Device("cpu")) is None and backend.view_on_host(native) is None
+    assert not backend.poolable and not backend.revocable_leases and backend.uploads_into
+
+
+def test_a_native_without_dlpack_is_a_buffer_error():
+    backend = Backend()
+    with pytest.raises(BufferError, match="no DLPack"):
+        backend.export_dlpack(Mutable(), None, {})
+    with pytest.raises(BufferError, match="no DLPack"):
+        backend.dlpack_device(Device("cpu"), Mutable)
+
+
+def test_dlpack_of_a_device_that_exports_none_is_a_buffer_error():
+    """The standard's class for an export that cannot be made (was an
+    AttributeError from the sealed array)."""
+    x = xp.asarray([1.0, 2.0], device="sealed:0")
+    with pytest.raises(BufferError):
+        x.__dlpack_device__()
+    with pytest.raises(BufferError):
+        x.__dlpack__()
+    with pytest.raises(BufferError):
+        np.from_dlpack(x)
+
+
+def test_numpy_calls_on_a_plug_in_device_run_there():
+    """NumPy's functions of a plug-in's arrays run on its device (its Array
+    API namespace, or a recipe in the standard's terms): no move."""
+    host = np.array([1.0, np.nan, 3.0, 4.0])
+    x = xp.asarray(host, device="sealed:0")
+    with xp.track_transfers() as t:
+        got = np.nanmean(x)
+        total = np.sum(x)
+    assert t.count == 0 and got.device == "sealed:0" and total.device == "sealed:0"
+    assert float(got) == np.nanmean(host) and np.isnan(float(total))
+
+
+class Rigid(Backend):
+    """A plug-in with its own error table, default complex dtype and a
+    preference as an accelerator."""
+
+    name, kind, title = "rigid", "rigid", "a test backend"
+    default_complex = np.dtype(np.complex64)
+    accelerator_preference = 9
+    error_translations = ((RuntimeError, re.compile("no such axis"), np.exceptions.AxisError),)
+
+    def _probe(self) -> str | None:
+        return None
+
+    def devices(self) -> list[Device]:
+        return [Device("rigid")]
+
+    def memory_info(self, device: Device) -> tuple[int, int]:
+        return 0, 0
+
+
+@pytest.fixture
+def rigid():
+    backend = register(Rigid())
+    try:
+        yield backend
+    finally:
+        unregister("rigid")
+
+
+def test_errors_dtypes_and_the_accelerator_come_from_the_backend(rigid):
+    dev = Device("rigid")
+    err = translate(RuntimeError("[sum] no such axis 3"), dev, "sum")
+    assert type(err) is np.exceptions.AxisError and "sum on rigid" in str(err)
+    untouched = RuntimeError("something else")
+    assert translate(untouched, dev, "sum") is untouched
+    assert default_complex(dev) == np.complex64 and default_complex(Device("cpu")) == np.complex128
+    assert get_accelerator().device == dev  # preferred above every built-in
+    unregister("rigid")
+    register(rigid)  # the fixture unregisters it
+    assert default_complex(Device("cpu")) == np.complex128
+
+
+def test_the_sealed_backend_overrides_none_of_the_device_decisions():
+    """CONTRIBUTING's guide writes a backend without these: the defaults
+    must serve an ordinary mutable-array backend."""
+    decisions = {
+        "write",
+        "fill",
+        "copy_into",
+        "detach",
+        "lease",
+        "export_dlpack",
+        "dlpack_device",
+        "write_context",
+        "poolable",
+        "revocable_leases",
+    }
+    assert not decisions & set(vars(type(SEALED)))
+    assert backend_for("sealed:0") is SEALED
+
+
+# -- no device-kind decisions outside backends/ ---------------------------------------------
+
+_KINDS = {"cpu", "cuda", "mlx", "gpu", "metal", "numpy", "cupy", "sealed"}
+
+
+def _kind_decisions(tree: ast.AST) -> list[int]:
+    """Lines comparing a ``.kind`` or ``.name`` (or a device) with a device
+    kind's or backend's literal name, comparing with the ``MLX`` device, or
+    looking a backend up by a literal kind."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            literal = any(isinstance(s, ast.Constant) and s.value in _KINDS for s in sides)
+            literal |= any(
+                isinstance(s, ast.Tuple | ast.Set | ast.List)
+                and any(isinstance(e, ast.Constant) and e.value in _KINDS for e in s.elts)
+                for s in sides
+            )
+            named = any(isinstance(s, ast.Attribute) and s.attr in ("kind", "name") for s in sides)
+            mlx = any(isinstance(s, ast.Name) and s.id == "MLX" for s in sides)
+            if (literal and named) or mlx:
+                found.append(node.lineno)
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Call)
+            and getattr(node.value.func, "id", None) == "registry"
+            and isinstance(node.slice, ast.Constant)
+        ) or (
+            isinstance(node, ast.For)
+            and isinstance(node.iter, ast.Tuple)
+            and any(isinstance(e, ast.Constant) and e.value in _KINDS for e in node.iter.elts)
+        ):
+            found.append(node.lineno)
+    return found
+
+
+def test_no_module_outside_the_backends_decides_by_device_kind():
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "backends" in path.relative_to(PACKAGE).parts:
+            continue
+        lines = _kind_decisions(ast.parse(path.read_text()))
+        if lines:
+            found[str(path.relative_to(ROOT))] = lines
+    assert found == {}
+
+
+def test_the_scan_finds_a_device_kind_decision():
+    """The scan above can fail: each form it looks for is found."""
+    source = """
+if dev.kind == "cuda": pass
+if backend.name != "numpy": pass
+if dev == MLX: pass
+x = registry()["mlx"]
+for kind in ("cuda", "mlx"): pass
+if dtype.kind == "c": pass
+"""
+    assert sorted(_kind_decisions(ast.parse(source))) == [2, 3, 4, 5, 6]
