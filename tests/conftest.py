@@ -101,7 +101,7 @@ _HOST_ARGUMENTS = (
     "they run on the host there"
 )
 SEALED_XFAILS: dict[str, str] = {
-    "tests/test_dispatch.py::test_numpy_call_forms_still_work_through_numpy_where_the_data_lives[": _NUMPY_CALLS,
+    "tests/test_interop.py::test_numpy_call_forms_still_work_through_numpy_where_the_data_lives[": _NUMPY_CALLS,
     "tests/test_ledger.py::test_copies_of_an_array_stay_on_its_device[np.copy-": _NUMPY_CALLS,
     "tests/test_numpy_translations.py::test_translated_numpy_function_gives_numpys_answer[nanmean-": _NUMPY_CALLS,
     "tests/test_numpy_translations.py::test_translated_numpy_function_gives_numpys_answer[nanstd-": _NUMPY_CALLS,
