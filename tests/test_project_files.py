@@ -52,7 +52,7 @@ def test_readme_keeps_its_setup_commands() -> None:
         found[name] = proc.stdout.strip()
     assert found["install"].startswith("python -m pip install -e ")
     assert found["install"].endswith("&& python -m unifiedarray")
-    assert found["test"] == "python -m pytest -q"
+    assert found["test"] == "python -m pytest -q --cov"  # --cov: the coverage floor ([tool.coverage])
 
 
 def test_readme_shows_the_light_installs() -> None:
