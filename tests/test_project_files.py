@@ -64,20 +64,19 @@ def test_readme_shows_the_light_installs() -> None:
 #: Modules whose tests live in a file named by behaviour, not yet in a
 #: ``tests/test_<module>.py`` of their own (the ratchet: an entry goes once its
 #: file exists, and a new module gets its file, not an entry).  Where their
-#: tests are today, by module: the chapters' functions in
-#: conformance/test_differential*.py, test_rules.py and test_extensions.py;
-#: the dispatch's modules in test_fast_paths.py, test_temporaries.py,
-#: test_array_stateful.py, test_transfers.py and test_numpy_translations.py;
-#: devices, policy and placement in test_transfers.py and test_backends.py; the
-#: backends in test_backends.py, test_buffer*.py, test_cuda*.py,
-#: test_mlx_failures.py; pickling and dask in test_interop.py and
+#: tests are today: the dispatch's modules in test_fast_paths.py,
+#: test_temporaries.py, test_array_stateful.py, test_transfers.py and
+#: test_signatures.py; NumPy's recipes and views in test_numpy_translations.py
+#: and test_interop.py; devices, dtypes, policy and placement in
+#: test_transfers.py, test_rules.py and test_backends.py; the backends and the
+#: registry in test_backends.py, test_buffer*.py, test_cuda*.py and
+#: test_mlx_failures.py; compute in test_corrections.py; lib in
+#: test_extensions.py; pickling and dask in test_interop.py and
 #: test_distributed.py.
 NOT_YET_MIRRORED = {
-    "_accelerator", "_calls", "_dask", "_data_types", "_devices", "_dtypes", "_elementwise", "_indexing",
-    "_info", "_linear_algebra", "_numpy_recipes", "_numpy_views", "_operators", "_pickling", "_placement",
-    "_policy", "_resolve", "_results", "_searching", "_set", "_sorting", "_statistical", "_subscripts",
-    "_version", "_view_ops", "_writes", "_base", "_registry", "mlx_backend", "mlx_evaluation",
-    "numpy_backend", "compute", "lib",
+    "_calls", "_dask", "_devices", "_dtypes", "_numpy_recipes", "_numpy_views", "_operators", "_pickling",
+    "_placement", "_policy", "_resolve", "_results", "_subscripts", "_view_ops", "_writes", "_base",
+    "_registry", "mlx_backend", "mlx_evaluation", "numpy_backend", "compute", "lib",
 }  # fmt: skip
 
 
