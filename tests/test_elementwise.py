@@ -80,3 +80,9 @@ def test_a_python_scalar_takes_the_arrays_dtype(device):
 def test_shapes_that_do_not_broadcast_are_a_value_error(device):
     with pytest.raises(ValueError):
         xp.add(xp.asarray(X, device=device), xp.asarray([1.0, 2.0], device=device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_integers_to_negative_integer_powers_are_a_value_error(device):
+    with pytest.raises(ValueError):
+        xp.pow(xp.asarray(INTS, device=device), xp.asarray(INTS, device=device))
