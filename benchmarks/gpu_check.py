@@ -55,7 +55,12 @@ MAX_LOG = 4 << 20  # bytes kept of a step's log (its head and tail): the report'
 #: The tests run on the GPU (the differential suite is a step of its own).
 TESTS = [
     "tests/test_cuda.py",
-    "tests/test_cuda_faults.py",
+    "tests/test_cupy_backend.py",
+    "tests/test_exports.py",
+    "tests/test_streaming.py",
+    "tests/test_creation.py",
+    "tests/test_linalg.py",
+    "tests/test_fft.py",
     "tests/test_cuda_pool_ledger.py",
     "tests/test_cuda_stateful.py",
     "tests/test_cuda_streams.py",

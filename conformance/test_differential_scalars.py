@@ -372,43 +372,46 @@ def deviation(entry: str, dtype: str, s: Any, mode: str) -> tuple[str, Any] | No
     """The rules' answer where they deliberately differ from the reference
     (docs/rules.md, "Where unifiedarray differs"), else None."""
     kind = np.dtype(dtype).kind
-    big_int = type(s) is int and not -(2**63) <= s < 2**64
     if entry.startswith("where(") and type(s) is int and (kind in "iu" or (kind == "b" and mode == "numpy")):
         lo, hi = (-(2**63), 2**63 - 1) if kind == "b" else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
         if not lo <= s <= hi:
             return "raises", OverflowError  # NumPy's where wraps; every ufunc, and array-api-strict, raise
-    if (
-        mode == "numpy"
-        and entry.startswith("searchsorted")
-        and kind == "b"
-        and type(s) is int
-        and not -(2**63) <= s < 2**63
-    ):
-        return "raises", OverflowError  # a bool array meets an int as int64 (NumPy's searchsorted alone differs)
     if entry.startswith("arange") and isinstance(s, complex):
         return "raises", TypeError  # arange takes real numbers (NumPy alone takes complex ones)
     if mode == "numpy":
-        if entry.startswith(("result_type", "isin")) and type(s) is int and kind in "biu":
-            lo, hi = (-(2**63), 2**63 - 1) if kind == "b" else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
-            if not lo <= s <= hi and (kind == "b" or entry.startswith("result_type")):
-                return "raises", OverflowError  # what x + s (x == s for isin) raises
-        if entry.startswith(("where(c", "asarray", "full(3, s)")) and big_int:
-            return "raises", OverflowError
-        if entry.startswith("clip") and kind == "c":
-            return "raises", TypeError  # clip is for real arrays: complex numbers have no order
-        if entry.startswith("clip") and isinstance(s, complex):
-            return "raises", TypeError  # NumPy orders complex numbers; clip's are unordered here
+        return _deviation_from_numpy(entry, dtype, kind, s)
     if mode == "strict":
-        if "shift(x, s)" in entry and isinstance(s, (int, float)) and (kind == "b" or s < 0):
-            # The operator's order of checks (array-api-strict's function checks the sign first).
-            op = entry.split("(")[0]
-            return run(Lib("strict"), f"x {op} s", dtype, s)
-        if "shift(" in entry and kind == "b":
-            return "raises", TypeError  # the category first (array-api-strict's function checks the sign first)
-        if entry.startswith("clip") and type(s) is int and kind in "iu":
-            lo, hi = int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)
-            if (entry == "clip(x, s)" and s > hi) or (entry == "clip(x, None, s)" and s < lo):
-                return "raises", OverflowError  # array-api-strict wraps the bound
+        return _deviation_from_strict(entry, dtype, kind, s)
+    return None
+
+
+def _deviation_from_numpy(entry: str, dtype: str, kind: str, s: Any) -> tuple[str, Any] | None:
+    if entry.startswith("searchsorted") and kind == "b" and type(s) is int and not -(2**63) <= s < 2**63:
+        return "raises", OverflowError  # a bool array meets an int as int64 (NumPy's searchsorted alone differs)
+    if entry.startswith(("result_type", "isin")) and type(s) is int and kind in "biu":
+        lo, hi = (-(2**63), 2**63 - 1) if kind == "b" else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+        if not lo <= s <= hi and (kind == "b" or entry.startswith("result_type")):
+            return "raises", OverflowError  # what x + s (x == s for isin) raises
+    if entry.startswith(("where(c", "asarray", "full(3, s)")) and type(s) is int and not -(2**63) <= s < 2**64:
+        return "raises", OverflowError
+    if entry.startswith("clip") and kind == "c":
+        return "raises", TypeError  # clip is for real arrays: complex numbers have no order
+    if entry.startswith("clip") and isinstance(s, complex):
+        return "raises", TypeError  # NumPy orders complex numbers; clip's are unordered here
+    return None
+
+
+def _deviation_from_strict(entry: str, dtype: str, kind: str, s: Any) -> tuple[str, Any] | None:
+    if "shift(x, s)" in entry and isinstance(s, (int, float)) and (kind == "b" or s < 0):
+        # The operator's order of checks (array-api-strict's function checks the sign first).
+        op = entry.split("(")[0]
+        return run(Lib("strict"), f"x {op} s", dtype, s)
+    if "shift(" in entry and kind == "b":
+        return "raises", TypeError  # the category first (array-api-strict's function checks the sign first)
+    if entry.startswith("clip") and type(s) is int and kind in "iu":
+        lo, hi = int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)
+        if (entry == "clip(x, s)" and s > hi) or (entry == "clip(x, None, s)" and s < lo):
+            return "raises", OverflowError  # array-api-strict wraps the bound
     return None
 
 

@@ -422,8 +422,10 @@ class ViewModel(RuleBasedStateMachine):
                     operator.iadd(arr, value)
                 elif how == "in-place multiply":
                     operator.imul(arr, value)
-                elif idx.ndim:
+                elif idx.ndim and idx.shape[-1]:
                     arr[..., 0] = value[..., 0]
+                elif idx.ndim:
+                    arr[...] = value  # no element on the last axis to write a part of
                 else:
                     arr[()] = value
 

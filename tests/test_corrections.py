@@ -30,6 +30,10 @@ def test_sign_of_complex_outside_the_normal_range_is_a_unit(device: str) -> None
 
 
 @pytest.mark.parametrize("device", DEVICES)
+# The host's correction computes NumPy's floor_divide (NaN for inf // finite, with NumPy's "invalid
+# value" warning) and then replaces the NaN by the standard's infinity: the warning is about a
+# value the caller never sees (reported; the values are what this test checks).
+@pytest.mark.filterwarnings("ignore:invalid value encountered in floor_divide:RuntimeWarning")
 def test_floor_divide_with_infinities_follows_the_standard(device: str) -> None:
     a = xp.asarray([math.inf, -math.inf, 1.0, -1.0, 7.0], device=device)
     b = xp.asarray([2.0, 2.0, -math.inf, math.inf, 2.0], device=device)

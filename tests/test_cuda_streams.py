@@ -29,20 +29,13 @@ import unifiedarray as xp
 from unifiedarray import UnifiedBuffer
 
 from . import conftest, cudasim
+from .cudasim import assert_no_hazards
 
 pytestmark = pytest.mark.cuda
 
 two_gpus = pytest.mark.skipif(conftest.CUDA_COUNT < 2, reason="needs two CUDA GPUs")
 simulated = pytest.mark.skipif(not conftest.CUDA_SIMULATED, reason="checks the simulated runtime's hazard log")
 N = 1000
-
-
-def assert_no_hazards() -> None:
-    """Run all queued work and fail on any hazard logged so far."""
-    cudasim.settle()
-    found = cudasim.hazards()
-    cudasim.clear_hazards()
-    assert not found, "\n".join(found)
 
 
 def streams():

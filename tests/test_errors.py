@@ -33,6 +33,7 @@ from numpy.linalg import LinAlgError
 
 import unifiedarray as ua
 from tests.conftest import DEVICES, HAS_MLX
+from unifiedarray import _errors as ua_errors
 
 pytestmark = pytest.mark.skipif(not HAS_MLX, reason="MLX unavailable")
 
@@ -617,3 +618,18 @@ def test_singular_matrices_never_hang_mlx() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["1200"]
+
+
+# -- the translation table (unifiedarray/_errors.py) -------------------------------------------
+
+
+def test_errors_from_a_device_are_translated_to_the_host_class():
+    """The table maps a backend's exception to the class the host raises."""
+    mlx_overflow = RuntimeError("[take] std::bad_cast")
+    if HAS_MLX:
+        dev = ua.Device.parse("mlx")
+        assert type(ua_errors.translate(mlx_overflow, dev, "take")) is OverflowError
+        singular = RuntimeError("[linalg::inv] Matrix is singular")
+        assert type(ua_errors.translate(singular, dev, "linalg.inv")) is np.linalg.LinAlgError
+    cpu = ua.Device.parse("cpu")
+    assert ua_errors.translate(mlx_overflow, cpu, "take") is mlx_overflow  # the host's own errors pass

@@ -20,6 +20,7 @@ import pytest
 import unifiedarray as xp
 from unifiedarray import TransferError, UnifiedBuffer, _operators
 
+from . import conftest, cudasim
 from .conftest import DEVICES, HAS_MLX, needs_mlx
 
 OTHER = "mlx" if HAS_MLX else None
@@ -253,3 +254,75 @@ def test_buffer_handles_stay_write_through_after_other_copies_are_made():
     assert buf.to_numpy().tolist() == [1.0, 2.0, 0.0]
     if HAS_MLX:
         assert np.asarray(buf.read("mlx")).tolist() == [1.0, 2.0, 0.0]
+
+
+# -- CUDA exports: __cuda_array_interface__, __cupy_get_ndarray__, DLPack on the array's GPU -------
+
+cuda_two_gpus = pytest.mark.skipif(conftest.CUDA_COUNT < 2, reason="needs two CUDA GPUs")
+cuda_simulated = pytest.mark.skipif(not conftest.CUDA_SIMULATED, reason="patches the simulated runtime's classes")
+
+
+@pytest.mark.cuda
+def test_a_cuda_array_interface_probe_or_read_is_not_a_write():
+    import cupy
+
+    x = xp.asarray(np.arange(4.0), device="cuda:0")
+    x.to_numpy()  # the host copy is current too
+    with xp.track_transfers() as t:
+        assert hasattr(x, "__cuda_array_interface__")  # CuPy, Numba and PyTorch probe like this
+        c = cupy.asarray(x)  # a read: CuPy takes the interface
+        assert c.get().tolist() == [0.0, 1.0, 2.0, 3.0]
+        assert x.to_numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert t.count == 0, t.records
+    assert x.__cuda_array_interface__["data"][1] is True  # exported read-only
+    y = xp.asarray(np.arange(4.0), device="cuda:0")
+    cupy.asarray(y.__cupy_get_ndarray__())[0] = 9.0  # the writable export is a write
+    assert y.tolist()[0] == 9.0
+
+
+@pytest.mark.cuda
+@cuda_two_gpus
+def test_the_cuda_array_interface_names_the_stream_of_the_arrays_gpu():
+    import cupy
+
+    with cupy.cuda.Device(1):
+        s = cupy.cuda.Stream(non_blocking=True)
+        with s:  # the producer's work runs on s
+            x = xp.asarray(np.arange(4.0), device="cuda:1")
+            with cupy.cuda.Device(0):
+                cai = x.__cuda_array_interface__
+            c = cupy.asarray(x)  # synchronises the stream the interface names, then copies to GPU 0
+            assert c.get().tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert cai["stream"] == s.ptr
+    cudasim.assert_no_hazards()
+
+
+@pytest.mark.cuda
+@cuda_two_gpus
+def test_dlpack_exports_on_the_arrays_gpu():
+    import cupy
+
+    x = xp.asarray(np.arange(4.0), device="cuda:1")
+    with cupy.cuda.Device(0):
+        capsule = x.__dlpack__(max_version=(1, 0))
+    cudasim.assert_no_hazards()
+    with cupy.cuda.Device(1):
+        assert cupy.from_dlpack(capsule).get().tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+@pytest.mark.cuda
+@cuda_simulated
+def test_a_real_error_from_cupys_dlpack_exporter_is_not_swallowed(monkeypatch):
+    import cupy
+
+    original = cupy.ndarray.__dlpack__
+
+    def exporter(self, **kwargs):
+        if kwargs:  # an exporter that understands the keywords and fails for a real reason
+            raise TypeError("DLPack: this array's dtype cannot be exported")
+        return original(self)
+
+    monkeypatch.setattr(cupy.ndarray, "__dlpack__", exporter)
+    x = xp.asarray(np.arange(4.0), device="cuda:0")
+    with pytest.raises(TypeError, match="cannot be exported"):
+        x.__dlpack__(max_version=(1, 0), copy=False)

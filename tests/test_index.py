@@ -287,7 +287,9 @@ class Worker:
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> subprocess.Popen:
-        if self.proc is None or self.proc.poll() is not None:
+        if self.proc is not None and self.proc.poll() is not None:
+            self.stop()  # it died: close its pipes before starting another
+        if self.proc is None:
             env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
             env["UNIFIEDARRAY_INDEX_FUZZ_DEVICES"] = ",".join(DEVICES)
             if conftest.CUDA_SIMULATED:
@@ -313,16 +315,20 @@ class Worker:
             line = proc.stdout.readline()
             if not line:
                 code = proc.wait()
-                self.proc = None
+                self.stop()
                 pytest.fail(f"the process died (exit {code}) on {describe(case)}")
             answers.append(pickle.loads(base64.b64decode(line)))
         return answers
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-            self.proc.wait(timeout=30)
+        """End the worker (closing its input ends it) and close both pipes."""
+        if self.proc is None:
+            return
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                pipe.close()
+        self.proc.wait(timeout=30)
+        self.proc = None
 
 
 @pytest.fixture(scope="module")

@@ -48,3 +48,16 @@ def test_foreign_host_data_comes_in_under_the_plain_dtype(device, path, data, dt
         out = PATHS[path](x, a)
     assert out.dtype == plain and out.dtype.metadata is None and out.dtype.isnative
     assert np.asarray(out).tolist() == values.tolist()
+
+
+# -- Python scalars -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_complex_python_scalar_with_a_real_floating_array(device):
+    dt = xp.float32 if device == "mlx" else xp.float64
+    x = xp.asarray([1.0, 2.0], dtype=dt, device=device)
+    y = x * 1j
+    assert y.dtype == (xp.complex64 if dt == xp.float32 else xp.complex128)
+    assert y.tolist() == [1j, 2j]
+    assert (1j + x).tolist() == [1 + 1j, 2 + 1j]

@@ -230,6 +230,36 @@ def test_ndarray_mixed_with_unified_array_is_host_data():
         assert res.device == "cpu"
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpy_out_is_a_tracked_write_seen_on_every_device(device):
+    a = xp.asarray([1.0, 2.0, 3.0])
+    c = xp.zeros(3, device=device)
+    res = np.clip(a, 0.0, 2.0, out=c)
+    assert res is c
+    assert xp.sum(c).item() == 5.0  # computed where c lives: the write is there
+    assert c.tolist() == [1.0, 2.0, 2.0]
+    d = xp.zeros(3, device=device)
+    np.clip(a, 0.0, 2.0, d)  # positional out
+    assert float(xp.sum(d)) == 5.0
+    e = xp.zeros(3, device=device)
+    np.add(a, 1.0, out=e)
+    assert float(xp.max(e)) == 4.0
+    m = xp.asarray([True, False, True])
+    f = xp.full(3, 7.0, device=device)
+    np.add(a, 1.0, out=f, where=m)  # out= with where=: unmasked elements keep their value
+    assert f.tolist() == [2.0, 7.0, 4.0] and float(xp.sum(f)) == 13.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpy_call_forms_still_work_through_numpy_where_the_data_lives(device):
+    A = xp.reshape(xp.arange(6.0, device=device), (2, 3))
+    (m, s, i), t = moves(lambda: (np.mean(A, 0), np.std(A, axis=1, ddof=1), np.argmin(A, 1)))
+    assert m.tolist() == [1.5, 2.5, 3.5] and i.tolist() == [0, 0]
+    np.testing.assert_allclose(np.asarray(s), [1.0, 1.0])
+    assert {m.device, s.device, i.device} == {A.device}
+    assert t.count == 0  # no host detour
+
+
 # -- DLPack ------------------------------------------------------------------------------
 
 
@@ -449,7 +479,8 @@ def test_devices_pickle_and_copy_to_the_same_object(name):
 def test_unpickling_where_the_device_is_missing_restores_on_host():
     from unifiedarray._interop import _rebuild
 
-    y = _rebuild(np.arange(3), "cuda:7")
+    with pytest.warns(xp.DeviceUnavailableWarning, match="cuda:7"):
+        y = _rebuild(np.arange(3), "cuda:7")
     assert y.device == "cpu" and y.tolist() == [0, 1, 2]
 
 

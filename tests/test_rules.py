@@ -155,7 +155,7 @@ def _numpy_answer(name: str) -> tuple[str, Any]:
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
-def test_issue_example_gives_numpys_answer(device: str, name: str) -> None:
+def test_rule_example_gives_numpys_answer(device: str, name: str) -> None:
     expected = _numpy_answer(name)
     got = outcome(lambda: EXAMPLES[name](Lib(xp, device)))
     assert got == expected, f"{name} on {device}: {got}, NumPy 2 gives {expected}"
@@ -163,7 +163,7 @@ def test_issue_example_gives_numpys_answer(device: str, name: str) -> None:
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
-def test_issue_example_in_strict_mode_is_array_api_strict(device: str, name: str) -> None:
+def test_rule_example_in_strict_mode_is_array_api_strict(device: str, name: str) -> None:
     expected = STRICT_DIFFERS.get(name) or outcome(lambda: EXAMPLES[name](Lib(array_api_strict)))
     with xp.strict():
         got = outcome(lambda: EXAMPLES[name](Lib(xp, device)))

@@ -90,3 +90,13 @@ def settle() -> None:
     logged)."""
     if active():
         _sim().synchronize_all()
+
+
+def assert_no_hazards() -> None:
+    """Run all queued work and fail on any hazard logged so far (the test
+    suite's fixture checks again at the end of each test; this pins a
+    hazard to the step that made it)."""
+    settle()
+    found = hazards()
+    clear_hazards()
+    assert not found, "\n".join(found)

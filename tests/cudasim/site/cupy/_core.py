@@ -13,9 +13,12 @@ indexing, ``unique``) synchronise the stream first, as CuPy does.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import itertools
 import operator
+import warnings
+from collections.abc import Iterator
 from math import prod
 from typing import Any, Callable
 
@@ -132,6 +135,17 @@ def _is_data(x: Any) -> bool:
     return isinstance(x, (np.ndarray, np.generic))
 
 
+@contextlib.contextmanager
+def _replaying() -> Iterator[None]:
+    """A queued kernel runs NumPy's function again, on the data it sees when
+    it runs.  NumPy's warnings were given at the call (as CuPy gives its own,
+    at the call); a replay gives none, so that none surfaces later, in
+    whichever code happens to wait for the stream."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
 def _call(fn: Callable[..., Any], args: tuple, kwargs: dict, name: str = "", *, peer: bool = False) -> Any:
     """Run NumPy's ``fn`` as a kernel on the current GPU (see the module doc).
     ``peer``: a copy that may read another GPU's memory (CuPy's copy())."""
@@ -176,7 +190,7 @@ def _call(fn: Callable[..., Any], args: tuple, kwargs: dict, name: str = "", *, 
         else:
 
             def run() -> None:
-                with np.errstate(all="ignore"):
+                with _replaying():
                     again = _leaves(fn(*np_args, **np_kwargs))
                 for i, dst in outs:
                     v = np.asarray(again[i])
@@ -248,7 +262,7 @@ def _inplace(fn: Callable[..., Any], target: ndarray, args: tuple, kwargs: dict,
     t = target._a
 
     def run() -> None:
-        with np.errstate(all="ignore"):
+        with _replaying():
             fn(t, *np_args, **np_kwargs)
 
     accesses = [(b, "r") for b in blocks] + [(target._block, "w")]
