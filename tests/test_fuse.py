@@ -598,12 +598,6 @@ def test_exact_mathematics_of_the_example() -> None:
     assert math.isclose(float(fused(xp.asarray(x), 0.5)), float(np.sum(np.where(x > 0, x * 0.5, 0.0) ** 2)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=xp.FuseWarning,
-    reason="the docstring's example does not fuse: tracing raises TypeError in where (xp.where checks that its "
-    "arguments are UnifiedArrays, and the tracer is not one), so the signature runs eagerly, with a FuseWarning",
-)
 def test_the_example_fuses() -> None:
     fused = xp.fuse(lambda x, k: xp.sum(xp.where(x > 0, x * k, 0.0) ** 2))
     fused(xp.asarray([-1.0, 2.0, 3.0]), 0.5)  # a FuseWarning, an error here, says it ran eagerly

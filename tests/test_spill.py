@@ -51,8 +51,8 @@ def test_limit_drops_host_current_copies_first(mlx_limit):
     with xp.track_transfers() as t:
         extra = xp.asarray(np.zeros(131072), device="mlx") + 2  # over the limit: one must go
     assert [r.reason for r in t.records if r.reason == "spill"] == []
-    assert "mlx" not in synced[0]._buf.allocated_devices  # the oldest host-current copy was dropped
-    assert only._buf.state.name == "DEVICE_ONLY" and extra._buf.state.name == "DEVICE_ONLY"
+    assert "mlx" not in synced[0].buffer.allocated_devices  # the oldest host-current copy was dropped
+    assert only.buffer.state.name == "DEVICE_ONLY" and extra.buffer.state.name == "DEVICE_ONLY"
     np.testing.assert_array_equal(np.asarray(synced[0]), np.zeros(131072))
     assert float(xp.sum(synced[0] + 1)) == 131072.0  # read on MLX again: moved back, counted
 

@@ -104,9 +104,9 @@ def test_prefetch_pins_nothing_for_the_host_and_keeps_no_pinned_copy():
     batches = [np.full(1024, i, np.float32) for i in range(4)]
     on_host = list(xp.prefetch(iter(batches), device="cpu"))
     assert [float(b[0]) for b in on_host] == [0.0, 1.0, 2.0, 3.0]
-    assert not any(b._buf.pinned for b in on_host)
+    assert not any(b.buffer.pinned for b in on_host)
     on_gpu = list(xp.prefetch(iter(batches), device="cuda:0"))  # all held at once
     with xp.track_transfers() as t:
         assert [float(b[-1]) for b in on_gpu] == [0.0, 1.0, 2.0, 3.0]
-    assert not any(b._buf.is_pinned for b in on_gpu)
+    assert not any(b.buffer.is_pinned for b in on_gpu)
     assert all(b.device == "cuda:0" for b in on_gpu) and t.count == 4  # each scalar read back once

@@ -49,7 +49,7 @@ def test_taking_a_view_of_a_stale_host_copy_moves_nothing_and_its_read_sees_the_
     x = xp.reshape(xp.arange(6.0), (2, 3))
     buf = x.buffer
     buf.sync_to_device("mlx")
-    buf._apply_write(xp.Device.parse("mlx"), lambda m: m.__setitem__(slice(None), m * 10), "test write")
+    buf.write(xp.Device.parse("mlx"), lambda m: m.__setitem__(slice(None), m * 10), "test write")
     view, t = moves(lambda: take(x))
     assert t.count == 0
     expected = take(np.arange(6.0).reshape(2, 3) * 10)
