@@ -243,11 +243,11 @@ class MLXBackend(Backend):
         may be a user's array whose graph only this thread can evaluate, and
         the handle may go to user code, which evaluates without the lock."""
         with compute_context():
-            # native itself first: a user's array that fails is poisoned
-            # (MLX would hand out its unwritten memory the next time).
-            evaluate(native)
             out = self.mx.reshape(native, native.shape)
-            evaluate(out)
+            # One evaluation of both (one round trip to MLX's stream thread):
+            # a failure poisons native too, so a user's array that fails is
+            # never read again as the unwritten memory MLX would hand out.
+            evaluate(native, out)
         return out
 
     def lease(self, native: Any) -> Any:
