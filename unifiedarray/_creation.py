@@ -11,7 +11,6 @@ float32 on its own).
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +20,7 @@ from . import _calls, _intake, _placement, _results, _rules
 from ._array import UnifiedArray, from_buffer, python_scalar
 from ._buffer import UnifiedBuffer, upload_new
 from ._devices import CPU, Device, DeviceLike
-from ._dtypes import as_dtype, default_complex, default_float
+from ._dtypes import PYTHON_TYPES, as_dtype, default_complex, default_float
 from .backends import all_backends, backend_for, backend_of_native
 
 __all__ = [
@@ -273,7 +272,7 @@ def asarray(
 
 
 def _to_host_array(obj: Any, dt: np.dtype | None, dev: Device) -> np.ndarray:
-    if isinstance(obj, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+    if isinstance(obj, PYTHON_TYPES):
         if dt is None:
             dt = _rules.scalar_dtype(obj, dev)
             return np.asarray(_rules.element(dt, obj, "asarray"), dtype=dt)

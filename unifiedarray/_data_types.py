@@ -19,7 +19,7 @@ import numpy as np
 from . import _access, _calls, _results, _rules
 from ._array import UnifiedArray
 from ._devices import CPU, Device, DeviceLike
-from ._dtypes import DType, as_dtype
+from ._dtypes import PYTHON_TYPES, DType, as_dtype
 from .backends import backend_for
 
 __all__ = [
@@ -150,7 +150,7 @@ def result_type(*arrays_and_dtypes: UnifiedArray | DType | complex) -> np.dtype:
     >>> xp.result_type(xp.int16, 0.5)
     dtype('float64')
     """
-    args = [a if isinstance(a, _rules.PY_SCALARS) else as_dtype(_dtype_arg(a)) for a in arrays_and_dtypes]
+    args = [a if isinstance(a, PYTHON_TYPES) else as_dtype(_dtype_arg(a)) for a in arrays_and_dtypes]
     return _rules.result_type(*args)
 
 

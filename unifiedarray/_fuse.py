@@ -76,6 +76,7 @@ import numpy as np
 from . import _access, _calls, _operators, _reductions, _resolve, _results, _rules
 from ._array import UnifiedArray
 from ._devices import CPU, Device
+from ._dtypes import PYTHON_TYPES
 from .backends import backend_for
 
 __all__ = ["BLOCK", "THREADS", "THREAD_MIN", "FuseWarning", "FusedFunction", "fuse"]
@@ -96,7 +97,6 @@ THREADS = 1
 #: Host regions of fewer elements run in the calling thread.
 THREAD_MIN = 16 * BLOCK
 
-_SCALAR_KINDS = (bool, int, float, complex)
 
 #: What fuses: the elementwise functions (the operators end in them), where, clip, astype ...
 ELEMENTWISE = frozenset(
@@ -301,7 +301,7 @@ class _Recording:
             if obj.trace_record is not self:
                 raise _Unfusable("a tracer of another trace (kept from an earlier call)")
             return int(obj.trace_slot)
-        if t in _SCALAR_KINDS or obj is None or isinstance(obj, np.dtype | np.generic):
+        if t in PYTHON_TYPES or obj is None or isinstance(obj, np.dtype | np.generic):
             return self.const(obj)  # a constant of the function, or one the rules made (a dtype, an element)
         if t is UnifiedArray:
             raise _Unfusable(f"{name} of an array that is not an argument of the fused function")
@@ -362,7 +362,7 @@ def _kind(obj: Any, name: str) -> str:
     t = type(obj)
     if t is ArrayTracer:
         return "array"
-    if t is ScalarTracer or t in _SCALAR_KINDS:
+    if t is ScalarTracer or t in PYTHON_TYPES:
         return "scalar"
     if obj is None:
         return "none"
@@ -1378,7 +1378,7 @@ class FusedFunction(Generic[P, R]):
             t = type(a)
             if t is UnifiedArray:
                 parts.append((a.extent, a.buffer.dtype, a.buffer.placement))
-            elif t in _SCALAR_KINDS:
+            elif t in PYTHON_TYPES:
                 parts.append((t, a) if where in static else t)
             else:
                 try:
@@ -1403,7 +1403,7 @@ class FusedFunction(Generic[P, R]):
             t = type(a)
             if t is UnifiedArray:
                 arrays.append(a)
-            elif t in _SCALAR_KINDS and where not in static:
+            elif t in PYTHON_TYPES and where not in static:
                 scalars.append(a)
         return arrays, scalars
 
@@ -1440,7 +1440,7 @@ class FusedFunction(Generic[P, R]):
                 sample = _make_sample(a.extent, a.dtype, dev)
                 samples.append(sample)
                 return ArrayTracer(rec, slot, a.extent, a.dtype, sample)
-            if t in _SCALAR_KINDS and where not in static:
+            if t in PYTHON_TYPES and where not in static:
                 slot = rec.new_slot()
                 rec.shapes[slot] = ()
                 rec.scalar_index[slot] = len(scalar_params)

@@ -23,6 +23,7 @@ import numpy as np
 from . import _rules
 from ._array import UnifiedArray
 from ._devices import CPU
+from ._dtypes import PYTHON_TYPES
 from ._results import adopt, wrap_result
 from .backends import backend_of_native
 
@@ -54,14 +55,11 @@ def array_or_scalar(value: Any, name: str) -> Any:
     dtype('float32')
     """
     t = type(value)
-    if t is UnifiedArray or t in _PY_SCALARS:
+    if t is UnifiedArray or t in PYTHON_TYPES:
         return value
     if backend_of_native(value) is not None or hasattr(value, "__array__"):
         return intake(value)
     raise TypeError(f"{name}: expected an array or a Python scalar, got {t.__name__}")
-
-
-_PY_SCALARS = (bool, int, float, complex)
 
 
 def intake(value: Any) -> UnifiedArray:

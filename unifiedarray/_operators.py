@@ -29,6 +29,7 @@ from ._access import host_current, host_native, native_on
 from ._array import UnifiedArray
 from ._calls import NO_KWARGS, call, call_mixed, traced_call
 from ._devices import CPU
+from ._dtypes import PYTHON_TYPES
 from ._errors import run_translated
 from ._intake import check_scalar, intake
 from ._resolve import RESOLVED, resolve
@@ -38,7 +39,6 @@ from .backends import backend_for, backend_of_native
 
 __all__ = ["ELIDE_BYTES", "binary_function", "inplace", "operate", "operate_general", "unary"]
 
-PY_SCALARS = (bool, int, float, complex)
 _BOOL = np.dtype(np.bool_)
 # Whether some thread may be in strict mode (the rules' own count): while it
 # is 0 the fast paths skip strict mode's checks of arrays.
@@ -75,7 +75,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     if ty is UnifiedArray:
         if _STRICT_ACTIVE[0]:
             _rules.binary_arrays(name, buf.dtype, y.buffer.dtype)
-    elif ty in PY_SCALARS and check_scalar(x, y, name, reflected) is not None:
+    elif ty in PYTHON_TYPES and check_scalar(x, y, name, reflected) is not None:
         return operate_general(x, y, name, reflected)  # a comparison's constant answer
     # The fast path: arrays on the host, current, nothing in flight, whole or
     # views whose native view is at hand (``A.T @ b``, ``s[:, None] - d``).
@@ -92,7 +92,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = y.buffer.host_ready  # host_native(y), inlined: this is most of a small a + b's cost
             if rhs is not None and y.chain is not None:
                 rhs = y.host_view
-        elif ty in PY_SCALARS:
+        elif ty in PYTHON_TYPES:
             rhs = y  # the rules were asked above
         else:
             rhs = None
@@ -139,7 +139,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = yb.ready if yb.placement is dev else None
             if rhs is not None and y.chain is not None:
                 rhs = native_on(y, dev, name)
-        elif ty in PY_SCALARS:
+        elif ty in PYTHON_TYPES:
             rhs = y  # the rules were asked above
         else:
             rhs = None
@@ -155,7 +155,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
 def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     """:func:`operate` without its fast paths: what they must agree with."""
     ty = type(y)
-    if ty in PY_SCALARS:
+    if ty in PYTHON_TYPES:
         constant = check_scalar(x, y, name, reflected)
         if constant is not None:
             return call("full_like", (x, constant), {"dtype": _BOOL})
@@ -326,7 +326,7 @@ def _inplace_on_host(x: UnifiedArray, y: Any, name: str) -> bool:
         rhs = host_native(y)
         if rhs is None or not _broadcasts_to(rhs.shape, lhs.shape):
             return False
-    elif ty in PY_SCALARS:
+    elif ty in PYTHON_TYPES:
         check_scalar(x, y, name)  # never a constant: no in-place operator compares
         rhs = y
     else:

@@ -61,7 +61,7 @@ import numpy as np
 from numpy.exceptions import ComplexWarning
 
 from ._devices import Device
-from ._dtypes import default_complex, default_float, default_int
+from ._dtypes import PYTHON_TYPES, default_complex, default_float, default_int
 
 __all__ = [
     "StrictModeError",
@@ -217,7 +217,6 @@ CATEGORIES: dict[str, str] = {
     "sort": _REAL, "argsort": _REAL,
 }  # fmt: skip
 
-PY_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 _INT64 = np.dtype(np.int64)
 _UINT64 = np.dtype(np.uint64)
 _FLOAT64 = np.dtype(np.float64)
@@ -472,7 +471,7 @@ def inplace_operand(op: str, x_dtype: np.dtype, other: Any) -> None:
     the cast into x is checked first, as NumPy checks it (``bool_x **= -1``
     is the cast's ``TypeError``, not the negative power's ``ValueError``)."""
     t = type(other)
-    if t in PY_SCALARS:
+    if t in PYTHON_TYPES:
         spec: Any = t
     else:
         spec = getattr(other, "dtype", None)
@@ -483,7 +482,7 @@ def inplace_operand(op: str, x_dtype: np.dtype, other: Any) -> None:
     except KeyError:
         out = _INPLACE_RESULTS.setdefault(op, {}).setdefault(x_dtype, {})[spec] = _ufunc_result(op, x_dtype, spec)
     if out is not None and out != x_dtype:
-        if t in PY_SCALARS:
+        if t in PYTHON_TYPES:
             binary_scalar(op, x_dtype, other)  # a scalar's own error first: NumPy converts it before the cast
         inplace_result(op, x_dtype, out)
 
@@ -523,7 +522,7 @@ def cast_into(src: np.dtype, dst: np.dtype, op: str, casting: str = "unsafe") ->
 
 def _strict_store(dtype: np.dtype, value: Any, op: str) -> None:  # value: a Python scalar, checked first
     """array-api-strict's rules for a Python scalar stored into an array."""
-    if not isinstance(value, PY_SCALARS):
+    if not isinstance(value, PYTHON_TYPES):
         raise TypeError(f"{op}: expected a Python scalar, got {type(value).__name__}")
     kind, skind = dtype.kind, scalar_kind(value)
     if (skind == "b") != (kind == "b"):
@@ -605,7 +604,7 @@ def fill_value(dtype: np.dtype, value: Any, op: str) -> Any:
     >>> fill_value(np.dtype("int16"), 2.5, "full")
     np.int16(2)
     """
-    if ACTIVE[0] and is_strict() and not isinstance(value, PY_SCALARS):
+    if ACTIVE[0] and is_strict() and not isinstance(value, PYTHON_TYPES):
         raise TypeError(f"{op}: expected a Python scalar fill value, got {type(value).__name__}")
     if (dtype, type(value)) in _EXACT:
         return value
@@ -674,7 +673,7 @@ def clip_plan(dtype: np.dtype, lo: Any, hi: Any, lo_dtype: np.dtype | None, hi_d
             continue
         if bdt is None and isinstance(bound, (np.generic, np.ndarray)):
             bdt = bound.dtype  # a NumPy scalar (one the rules converted) or 0-d array: its own dtype
-        if bdt is None and not isinstance(bound, PY_SCALARS):
+        if bdt is None and not isinstance(bound, PYTHON_TYPES):
             raise TypeError(f"clip: {name} must be None, a Python scalar or an array, not {type(bound).__name__}")
         bkind = bdt.kind if bdt is not None else scalar_kind(bound)
         if strict_mode:
@@ -769,7 +768,7 @@ def arange_dtype(start: Any, stop: Any, step: Any, dev: Device) -> np.dtype:
     for v in (start, stop, step):
         if v is None:
             continue
-        if not isinstance(v, PY_SCALARS):
+        if not isinstance(v, PYTHON_TYPES):
             raise TypeError(f"arange: expected Python scalars, got {type(v).__name__}")
         if type(v) is builtins.int and not _INT64_MIN <= v <= _INT64_MAX:
             if is_strict() or not 0 <= v < 2**64:
@@ -826,7 +825,7 @@ def arange_length(start: Any, stop: Any, step: Any) -> int:
     """``arange``'s length, as NumPy computes it, and its errors (a zero
     step, a NaN or infinite length, more elements than an array holds)."""
     for v in (start, stop, step):
-        if not isinstance(v, (*PY_SCALARS, np.generic)) or isinstance(v, (builtins.complex, np.complexfloating)):
+        if not isinstance(v, (*PYTHON_TYPES, np.generic)) or isinstance(v, (builtins.complex, np.complexfloating)):
             raise TypeError(f"arange: expected real Python scalars, got {type(v).__name__}")
     if step == 0:
         raise ZeroDivisionError("arange: step must not be zero")
@@ -875,7 +874,7 @@ def linspace_dtype(start: Any, stop: Any, dev: Device) -> np.dtype:
     a complex bound, else the default float.  An int bound no NumPy integer
     holds is NumPy's ``TypeError``."""
     for v in (start, stop):
-        if not isinstance(v, PY_SCALARS):
+        if not isinstance(v, PYTHON_TYPES):
             raise TypeError(f"linspace: expected Python scalars, got {type(v).__name__}")
         if type(v) is builtins.int and not _INT64_MIN <= v < 2**64:
             raise TypeError(f"linspace: Python int {v} is too large for any integer dtype")
@@ -903,7 +902,7 @@ def result_type(*arrays_and_dtypes: Any) -> np.dtype:
     dtypes = [a for a in arrays_and_dtypes if isinstance(a, np.dtype)]
     scalars = [a for a in arrays_and_dtypes if not isinstance(a, np.dtype)]
     for s in scalars:
-        if not isinstance(s, PY_SCALARS):
+        if not isinstance(s, PYTHON_TYPES):
             raise TypeError(f"result_type: expected dtypes, arrays or Python scalars, got {type(s).__name__}")
     if strict_mode:
         if not dtypes:

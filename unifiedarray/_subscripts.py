@@ -23,8 +23,8 @@ from ._access import host_current, native_on
 from ._array import UnifiedArray
 from ._calls import call, call_mixed
 from ._devices import CPU
+from ._dtypes import PYTHON_TYPES
 from ._intake import intake
-from ._operators import PY_SCALARS
 from ._results import adopt, wrap_result
 from ._writes import cast_value, write
 
@@ -131,7 +131,7 @@ def setitem(x: UnifiedArray, key: Any, value: Any) -> None:
     dev = x.buffer.placement
     reason = "UnifiedArray.__setitem__"
     if type(value) is not UnifiedArray:
-        if value is None or isinstance(value, PY_SCALARS):
+        if value is None or isinstance(value, PYTHON_TYPES):
             value = _rules.store(x.buffer.dtype, value, "__setitem__")  # converted: every backend stores it exactly
         else:
             value = intake(value)

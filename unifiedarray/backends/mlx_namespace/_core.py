@@ -120,7 +120,6 @@ def check_holdable(op: str, dtype: np.dtype) -> mx.Dtype:
 
 # -- the dtype oracle -------------------------------------------------------------------
 
-_SCALAR_TYPES = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 _REPRESENTATIVE = {builtins.bool: True, builtins.int: 1, builtins.float: 1.0, builtins.complex: 1j}
 
 

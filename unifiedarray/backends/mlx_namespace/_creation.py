@@ -18,6 +18,7 @@ import numpy as np
 
 from ... import _rules
 from ..._devices import MLX as _MLX
+from ..._dtypes import PYTHON_TYPES
 from ._core import (
     BOOL,
     DEFAULT_COMPLEX,
@@ -309,7 +310,7 @@ def asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: bool | 
             return cast(obj, dt, "asarray")
     if copy is False:
         raise ValueError("mlx asarray: copy=False on data outside MLX, which must be copied in")
-    if isinstance(obj, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+    if isinstance(obj, PYTHON_TYPES):
         return scalar(obj, dt or _scalar_default(obj), "asarray")
     if isinstance(obj, (list, tuple)) and _has_mx(obj):
         return _stack_nested(obj, dt)

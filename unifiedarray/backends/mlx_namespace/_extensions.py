@@ -22,6 +22,7 @@ import mlx.core as mx
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
+from ..._dtypes import PYTHON_TYPES
 from ._core import (
     COMPLEX64,
     FLOAT32,
@@ -41,7 +42,6 @@ from .linalg import cross as _linalg_cross
 
 __all__ = ["cross", "cumprod", "cumsum", "einsum", "pad", "sliding_window_view"]
 
-_PY_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 _EINSUM_DTYPES = (FLOAT32, FLOAT64, COMPLEX64)  # MLX's einsum (its matmul) takes inexact types only
 
 
@@ -92,7 +92,7 @@ def pad(x: Array, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Arra
     native = False
     if mode == "constant" and set(kwargs) <= {"constant_values"}:
         fill = kwargs.get("constant_values", 0)
-        native = isinstance(fill, _PY_SCALARS) or (isinstance(fill, np.ndarray | np.generic) and np.ndim(fill) == 0)
+        native = isinstance(fill, PYTHON_TYPES) or (isinstance(fill, np.ndarray | np.generic) and np.ndim(fill) == 0)
     elif mode == "edge" and not kwargs:
         native = x.size > 0  # NumPy refuses to extend an empty axis by its edge
     if not native:
