@@ -196,6 +196,25 @@ def test_a_0d_boolean_writes_into_a_0d_array_as_numpy_on_every_device(device: st
         assert got[:2] == expected[:2], (device, key, value_shape, got, expected)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    "shape,mask_shape",
+    [((1, 0), (0, 0)), ((1, 2), (1, 0)), ((2, 3), (2, 3)), ((3,), (3,)), ((2, 0), (2, 1))],
+)
+def test_a_mask_of_another_shape_writes_as_numpy_on_every_device(device: str, shape: tuple, mask_shape: tuple) -> None:
+    """NumPy's boolean assignment (0-d or 1-d values only) is for a mask of
+    the array's very shape; an empty mask of another shape goes through its
+    nonzero path and takes any value that broadcasts."""
+    for value_shape in [(1, 0), (2,), (), (1, 1)]:
+        a = np.zeros(shape)
+        k = np.zeros(mask_shape, dtype=bool)
+        expected = outcome(lambda: a.__setitem__(k, np.ones(value_shape)))  # noqa: B023
+        x = xp.zeros(shape, device=device)
+        key = xp.asarray(k, device=device)
+        got = outcome(lambda: x.__setitem__(key, xp.ones(value_shape, device=device)))  # noqa: B023
+        assert got[:2] == expected[:2], (device, shape, mask_shape, value_shape, got, expected)
+
+
 def _check_written_value(shape: tuple, key: Any, value_shape: tuple) -> None:
     x = np.zeros(shape)
 

@@ -541,9 +541,11 @@ def normalise(
     ix.basic_target = ()
     ix.target = ix.shape
     only = items[0] if len(items) == 1 else None
-    # One boolean covering every axis, a 0-d one (x[False] of a 0-d x) too:
-    # NumPy's boolean assignment, which takes only a 0-d or 1-d value.
-    ix.sole_mask = (type(only) is _Array and only.kind == "b" and len(only.shape) == ndim) or (
+    # One boolean of the array's very shape, a 0-d one (x[False] of a 0-d x)
+    # too: NumPy's boolean assignment, which takes only a 0-d or 1-d value.
+    # A boolean of another shape (NumPy lets an empty one differ) goes
+    # through NumPy's nonzero path, which takes any value that broadcasts.
+    ix.sole_mask = (type(only) is _Array and only.kind == "b" and tuple(only.shape) == tuple(shape)) or (
         type(only) is _Bool0 and ndim == 0
     )
     # NumPy's order: a written value's shape, then the index arrays' bounds.

@@ -138,10 +138,11 @@ def setitem(x: Array, key: Any, value: Any) -> None:
     is a ``where``."""
     require_array(x, "setitem")
     dt = dtype_of(x)
-    mask = _sole_device_mask(x, key)
+    found = _sole_device_mask(x, key)
     v = cast(value, dt, "setitem") if is_array(value) else scalar(value, dt, "setitem")
-    if mask is not None:
-        updated = _masked_update(x, mask, v, type(key) is not tuple or len(key) == 1)
+    if found is not None:
+        mask, ix = found
+        updated = _masked_update(x, mask, v, "mask" if ix.sole_mask else "advanced")
         if updated is not None:
             x[...] = updated
         return
@@ -170,27 +171,27 @@ def setitem(x: Array, key: Any, value: Any) -> None:
     x[...] = flat.reshape(x.shape)
 
 
-def _sole_device_mask(x: Array, key: Any) -> Array | None:
+def _sole_device_mask(x: Array, key: Any) -> tuple[Array, Index] | None:
     """A boolean MLX array of at least one dimension that is the whole key
-    (``x[m]``, ``x[m, ...]``), its shape checked by the one reading (which
-    needs only the shape); else None."""
+    (``x[m]``, ``x[m, ...]``), with the one reading of that key (which needs
+    only the mask's shape: it checks the shape and decides whether NumPy
+    writes through its boolean assignment); else None."""
     items = key if type(key) is tuple else (key,)
-    if items and items[-1] is Ellipsis:
+    ellipsis = bool(items) and items[-1] is Ellipsis
+    if ellipsis:
         items = items[:-1]
     if len(items) != 1 or not (is_array(items[0]) and items[0].dtype == mx.bool_ and items[0].ndim > 0):
         return None
     mask = items[0]
     stand_in = np.broadcast_to(np.zeros((), dtype=np.bool_), tuple(mask.shape))  # no data: nothing selected
-    normalise(tuple(x.shape), stand_in)
-    return mask
+    return mask, normalise(tuple(x.shape), (stand_in, Ellipsis) if ellipsis else stand_in)
 
 
-def _masked_update(x: Array, mask: Array, v: Array, alone: bool) -> Array | None:
+def _masked_update(x: Array, mask: Array, v: Array, how: str) -> Array | None:
     """``where(mask, v, x)`` with ``v`` laid out as NumPy lays a value out
-    over a mask's selection (``alone``: the mask is the key, no ``...``);
-    None where nothing is selected."""
+    over a mask's selection (``how``: "mask" where the reading found NumPy's
+    boolean assignment, else "advanced"); None where nothing is selected."""
     rest = tuple(x.shape[mask.ndim :])
-    how = "mask" if alone and mask.ndim == x.ndim else "advanced"
     given = tuple(v.shape)
     if how == "mask" and len(given) > 1:
         fit_value(given, (0, *rest), how)  # NumPy's TypeError
