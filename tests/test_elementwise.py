@@ -5,6 +5,8 @@ array-api-strict, on drawn inputs: conformance/test_differential.py.)"""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -86,3 +88,56 @@ def test_shapes_that_do_not_broadcast_are_a_value_error(device):
 def test_integers_to_negative_integer_powers_are_a_value_error(device):
     with pytest.raises(ValueError):
         xp.pow(xp.asarray(INTS, device=device), xp.asarray(INTS, device=device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_remainder_by_an_infinity_is_pythons_on_every_device(device, dtype):
+    """Python's ``%`` (NumPy's too): a finite number over an infinity is the
+    number, or the infinity where the signs differ; a zero takes the
+    divisor's sign.  CuPy's kernel (``x1 - floor(x1 / x2) * x2``) gave NaN."""
+    x1 = [0.0, -1.0, 1.0, 5.0, -0.0, 7.0, 2.5]
+    x2 = [math.inf, math.inf, -math.inf, 3.0, 3.0, -3.0, -math.inf]
+    got = xp.remainder(xp.asarray(x1, dtype=dtype, device=device), xp.asarray(x2, dtype=dtype, device=device))
+    expected = [a % b for a, b in zip(x1, x2, strict=True)]
+    assert got.dtype == getattr(xp, dtype)
+    assert got.tolist() == expected
+    assert [math.copysign(1, v) for v in got.tolist()] == [math.copysign(1, v) for v in expected]
+
+
+def _log1p_reference(value: complex) -> complex:
+    """``log1p`` in double precision from Python's ``math``: the 1 added to
+    the real part only, the modulus scaled to stay in range (``cmath`` and
+    NumPy before 2.5 overflow for parts near the largest float)."""
+    if math.hypot(value.real, value.imag) < 1e-5:
+        return value - value * value / 2
+    w = complex(1 + value.real, value.imag)
+    return complex(math.log(math.hypot(w.real / 4, w.imag / 4)) + math.log(4), math.atan2(w.imag, w.real))
+
+
+def _check_log1p(device: str, dtype: str, z: list[complex], rel: float) -> None:
+    if dtype == "complex128" and not xp.__array_namespace_info__().dtypes(device=device).get("complex128"):
+        pytest.skip(f"{device} holds no complex128")
+    got = xp.log1p(xp.asarray(z, dtype=getattr(xp, dtype), device=device)).tolist()
+    for value, g in zip(z, got, strict=True):
+        e = _log1p_reference(value)
+        assert math.isclose(g.real, e.real, rel_tol=rel, abs_tol=1e-30), (device, value, g, e)
+        assert math.isclose(g.imag, e.imag, rel_tol=rel, abs_tol=1e-30), (device, value, g, e)
+        assert math.copysign(1, g.imag) == math.copysign(1, e.imag), (device, value, g, e)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_log1p_keeps_the_branch_cut_on_every_device(device, dtype):
+    """Below -1 the sign of a zero imaginary part picks the side of the cut."""
+    z = [complex(-2, -0.0), complex(-2, 0.0), complex(-0.5, -0.0), complex(3, -4), complex(-3, 0.5)]
+    _check_log1p(device, dtype, z, 1e-5 if dtype == "complex64" else 1e-12)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("dtype,big,rel", [("complex64", 1.2e38, 1e-5), ("complex128", 1.27116101e308, 1e-12)])
+def test_on_cuda_complex_log1p_does_not_overflow_and_keeps_small_arguments(dtype, big, rel):
+    """CuPy's kernel, ``log(1 + z)``, overflowed in the modulus for parts near
+    the largest float and rounded ``1 + z`` near 0; the corrected one gives
+    the true value (NumPy 2.5's; NumPy 2.4, the host here, overflows too)."""
+    _check_log1p("cuda:0", dtype, [complex(big, big), complex(0, big), complex(1e-10, 1e-10)], rel)

@@ -852,3 +852,20 @@ def test_mlx_functions_never_narrow_a_dtype_silently(dtype):
         with pytest.raises(TypeError):
             only(x)  # MLX binds these to mx.array only
         assert only(x.__mlx_array__()).dtype == (want if only is not mx.mean or floating else mx.float32)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpy_functions_answer_where_the_device_library_refuses(device):
+    """NumPy is the reference for its own functions: np.median over an empty
+    axis is NaN (with NumPy's warning) on every device, though CuPy's
+    partition refuses it; NumPy's own refusal stays NumPy's error."""
+    a = np.zeros((3, 0))
+    x = xp.asarray(a, device=device)
+    with pytest.warns(RuntimeWarning):
+        expected = np.median(a, axis=-1)
+    with pytest.warns(RuntimeWarning):
+        got = np.median(x, axis=-1)
+    assert type(got) is xp.UnifiedArray and got.device == device
+    np.testing.assert_array_equal(np.asarray(got), expected)
+    with pytest.raises(np.exceptions.AxisError):
+        np.median(x, axis=2)

@@ -48,16 +48,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.exceptions import AxisError
+from numpy.lib.array_utils import normalize_axis_tuple
 
 __all__ = [
     "BASIC_TYPES",
     "Index",
     "all_slices",
+    "axis_tuple",
     "basic_shape",
     "fit_value",
     "fits",
     "is_basic_key",
     "normalise",
+    "normalise_axes",
     "one_element",
     "sequence_array",
     "shape_text",
@@ -628,3 +632,34 @@ def _basic(ix: Index, entries: list[tuple], shape: tuple[int, ...]) -> None:
             at += 1
         elif e[0] == "new":
             at += 1
+
+
+# -- axes ------------------------------------------------------------------------------------------
+
+
+def axis_tuple(axis: Any, name: str) -> tuple[int, ...]:
+    """``axis`` as given (an int, or a tuple of ints; NumPy's callers also
+    pass lists) as a tuple, or a ``TypeError``."""
+    axes = tuple(axis) if type(axis) in (tuple, list) else (axis,)
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, int | np.integer):
+            raise TypeError(f"{name}: axis must be an int or a tuple of ints, not {axis!r}")
+    return axes
+
+
+def normalise_axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
+    """``axis`` (an int or a tuple of ints) as non-negative positions among
+    ``ndim`` axes, for every device (a backend's own check may raise another
+    class: CuPy's FFTs a ``ValueError``).  An axis out of range or given
+    twice raises NumPy's ``AxisError``, which is both the ``IndexError`` the
+    standard asks for and the ``ValueError`` NumPy code expects.
+
+    >>> normalise_axes((-1, 0), 3, "flip")
+    (2, 0)
+    """
+    try:
+        return tuple(normalize_axis_tuple(axis_tuple(axis, name), ndim))
+    except AxisError as exc:
+        raise AxisError(f"{name}: {exc}") from None
+    except ValueError:  # NumPy's "repeated axis"
+        raise AxisError(f"{name}: axis {axis!r} names an axis twice") from None

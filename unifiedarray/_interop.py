@@ -449,11 +449,15 @@ _CUPY_UFUNC_KEYWORDS = frozenset({"dtype", "casting"})
 
 def _run_numpy_like(name: str, func: Any, args: tuple, kwargs: dict, dev: Device, reason: str) -> Any:
     """The function of the NumPy name in the backend's NumPy-compatible
-    module (CuPy's), or None (the host does it) where it lacks it or its
-    signature does not take the call.  The decision
-    comes from the signature, before anything runs: an error CuPy raises
+    module (CuPy's), or None (the host does it) where it lacks it, its
+    signature does not take the call, or it refuses the arguments' values.
+    The signature is read before anything runs.  A ``TypeError`` CuPy raises
     then (a dtype the function does not take) is the call's error, as
-    NumPy's is on the host, and no data moves for it."""
+    NumPy's is on the host, and no data moves for it.  A ``ValueError`` or
+    ``IndexError`` hands the call to NumPy, which is the reference for its
+    own functions: CuPy refuses some values NumPy takes (``median`` over an
+    empty axis: CuPy's partition raises, NumPy answers NaN), so the host
+    answers, a counted host fallback, or raises NumPy's own error."""
     backend = backend_for(dev)
     fn: Any = backend.numpy_like()
     for part in name.split("."):
@@ -477,8 +481,8 @@ def _run_numpy_like(name: str, func: Any, args: tuple, kwargs: dict, dev: Device
     with backend.compute_context(dev):
         try:
             return wrap_result(fn(*nat_args, **nat_kwargs), dev, _native_leaves((nat_args, nat_kwargs)))
-        except NotImplementedError:
-            return None  # an argument value CuPy has not implemented (CuPy's way of saying so)
+        except (NotImplementedError, ValueError, IndexError):
+            return None  # an argument value CuPy has not implemented or refuses: NumPy decides
 
 
 def _into(out: Any, result: Any, reason: str, casting: str = "same_kind") -> Any:

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-from numpy.exceptions import AxisError
-from numpy.lib.array_utils import normalize_axis_tuple
-
 from . import _calls, _view_ops
 from ._array import UnifiedArray
 from ._data_types import astype
+from ._index import axis_tuple, normalise_axes
 from ._views import Reshape
 
 __all__ = [
@@ -129,29 +126,6 @@ def permute_dims(x: UnifiedArray, /, axes: tuple[int, ...]) -> UnifiedArray:
     return _view_ops.permuted(x, axes)
 
 
-def _axis_tuple(axis: Any, name: str) -> tuple[int, ...]:
-    """``axis`` as given (an int, or a tuple of ints; NumPy's callers also
-    pass lists) as a tuple, or a ``TypeError``."""
-    axes = tuple(axis) if type(axis) in (tuple, list) else (axis,)
-    for a in axes:
-        if isinstance(a, bool) or not isinstance(a, int | np.integer):
-            raise TypeError(f"{name}: axis must be an int or a tuple of ints, not {axis!r}")
-    return axes
-
-
-def _axes(axis: Any, ndim: int, name: str) -> tuple[int, ...]:
-    """``axis`` (an int or a tuple of ints) as non-negative positions among
-    ``ndim`` axes.  An axis out of range or given twice raises NumPy's
-    ``AxisError``, which is both the ``IndexError`` the standard asks for and
-    the ``ValueError`` NumPy code expects."""
-    try:
-        return tuple(normalize_axis_tuple(_axis_tuple(axis, name), ndim))
-    except AxisError as exc:
-        raise AxisError(f"{name}: {exc}") from None
-    except ValueError:  # NumPy's "repeated axis"
-        raise AxisError(f"{name}: axis {axis!r} names an axis twice") from None
-
-
 def _require_array(x: Any, name: str) -> None:
     if type(x) is not UnifiedArray:
         raise TypeError(f"{name}: expected a UnifiedArray, got {type(x).__name__}")
@@ -165,7 +139,7 @@ def squeeze(x: UnifiedArray, /, axis: int | tuple[int, ...]) -> UnifiedArray:
     (3,)
     """
     _require_array(x, "squeeze")
-    axes = _axes(axis, x.ndim, "squeeze")
+    axes = normalise_axes(axis, x.ndim, "squeeze")
     for a in axes:
         if x.shape[a] != 1:
             raise ValueError(f"squeeze: axis {a} has size {x.shape[a]}, not 1")
@@ -182,8 +156,8 @@ def expand_dims(x: UnifiedArray, /, axis: int | tuple[int, ...] = 0) -> UnifiedA
     (1, 2, 3, 1)
     """
     _require_array(x, "expand_dims")
-    n = x.ndim + len(_axis_tuple(axis, "expand_dims"))
-    axes = _axes(axis, n, "expand_dims")
+    n = x.ndim + len(axis_tuple(axis, "expand_dims"))
+    axes = normalise_axes(axis, n, "expand_dims")
     rest = iter(x.shape)
     dims = tuple(1 if i in axes else next(rest) for i in range(n))
     return _view_ops.linked_view(x, Reshape(dims), dims)
@@ -198,7 +172,7 @@ def flip(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None) -> Un
     [[2, 1], [4, 3]]
     """
     _require_array(x, "flip")
-    axes = range(x.ndim) if axis is None else _axes(axis, x.ndim, "flip")
+    axes = range(x.ndim) if axis is None else normalise_axes(axis, x.ndim, "flip")
     if not axes:
         return x[...]
     reverse, whole = slice(None, None, -1), slice(None)

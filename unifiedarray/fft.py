@@ -20,6 +20,7 @@ from . import _calls, _placement
 from ._array import UnifiedArray
 from ._devices import DeviceLike
 from ._dtypes import DType, as_dtype, default_float
+from ._index import normalise_axes
 
 __all__ = [
     "fft",
@@ -51,7 +52,7 @@ def fft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fft.html
     """
-    return _calls.call("fft.fft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.fft", (x,), {"n": n, "axis": _axis(x, axis, "fft.fft"), "norm": norm})
 
 
 def ifft(
@@ -66,7 +67,7 @@ def ifft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifft.html
     """
-    return _calls.call("fft.ifft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.ifft", (x,), {"n": n, "axis": _axis(x, axis, "fft.ifft"), "norm": norm})
 
 
 def fftn(
@@ -81,7 +82,7 @@ def fftn(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftn.html
     """
-    return _calls.call("fft.fftn", (x,), {"s": s, "axes": axes, "norm": norm})
+    return _calls.call("fft.fftn", (x,), {"s": s, "axes": _axes(x, axes, "fft.fftn"), "norm": norm})
 
 
 def ifftn(
@@ -96,7 +97,7 @@ def ifftn(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifftn.html
     """
-    return _calls.call("fft.ifftn", (x,), {"s": s, "axes": axes, "norm": norm})
+    return _calls.call("fft.ifftn", (x,), {"s": s, "axes": _axes(x, axes, "fft.ifftn"), "norm": norm})
 
 
 def rfft(
@@ -111,7 +112,7 @@ def rfft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfft.html
     """
-    return _calls.call("fft.rfft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.rfft", (x,), {"n": n, "axis": _axis(x, axis, "fft.rfft"), "norm": norm})
 
 
 def irfft(
@@ -126,7 +127,7 @@ def irfft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.irfft.html
     """
-    return _calls.call("fft.irfft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.irfft", (x,), {"n": n, "axis": _axis(x, axis, "fft.irfft"), "norm": norm})
 
 
 def rfftn(
@@ -141,7 +142,7 @@ def rfftn(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.rfftn.html
     """
-    return _calls.call("fft.rfftn", (x,), {"s": s, "axes": axes, "norm": norm})
+    return _calls.call("fft.rfftn", (x,), {"s": s, "axes": _axes(x, axes, "fft.rfftn"), "norm": norm})
 
 
 def irfftn(
@@ -156,7 +157,7 @@ def irfftn(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.irfftn.html
     """
-    return _calls.call("fft.irfftn", (x,), {"s": s, "axes": axes, "norm": norm})
+    return _calls.call("fft.irfftn", (x,), {"s": s, "axes": _axes(x, axes, "fft.irfftn"), "norm": norm})
 
 
 def hfft(
@@ -171,7 +172,7 @@ def hfft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.hfft.html
     """
-    return _calls.call("fft.hfft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.hfft", (x,), {"n": n, "axis": _axis(x, axis, "fft.hfft"), "norm": norm})
 
 
 def ihfft(
@@ -186,7 +187,7 @@ def ihfft(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ihfft.html
     """
-    return _calls.call("fft.ihfft", (x,), {"n": n, "axis": axis, "norm": norm})
+    return _calls.call("fft.ihfft", (x,), {"n": n, "axis": _axis(x, axis, "fft.ihfft"), "norm": norm})
 
 
 def fftshift(x: UnifiedArray, /, *, axes: int | Sequence[int] | None = None) -> UnifiedArray:
@@ -194,7 +195,7 @@ def fftshift(x: UnifiedArray, /, *, axes: int | Sequence[int] | None = None) -> 
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.fftshift.html
     """
-    return _calls.call("fft.fftshift", (x,), {"axes": axes})
+    return _calls.call("fft.fftshift", (x,), {"axes": _axes(x, axes, "fft.fftshift")})
 
 
 def ifftshift(x: UnifiedArray, /, *, axes: int | Sequence[int] | None = None) -> UnifiedArray:
@@ -202,7 +203,22 @@ def ifftshift(x: UnifiedArray, /, *, axes: int | Sequence[int] | None = None) ->
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.fft.ifftshift.html
     """
-    return _calls.call("fft.ifftshift", (x,), {"axes": axes})
+    return _calls.call("fft.ifftshift", (x,), {"axes": _axes(x, axes, "fft.ifftshift")})
+
+
+def _axes(x: UnifiedArray, axes: int | Sequence[int] | None, name: str) -> tuple[int, ...] | None:
+    """The axes as the one reading of axes checks them, for every device
+    (CuPy's transforms raise ``ValueError`` for an axis out of range, where
+    NumPy's and the standard's is ``AxisError``, an ``IndexError``); None
+    stays None (the transform's default)."""
+    _calls.require_arrays(name, x)
+    return None if axes is None else normalise_axes(axes, x.ndim, name)
+
+
+def _axis(x: UnifiedArray, axis: int, name: str) -> int:
+    """One axis, checked as :func:`_axes` checks axes."""
+    _calls.require_arrays(name, x)
+    return normalise_axes(axis, x.ndim, name)[0]
 
 
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DType | None = None, device: DeviceLike | None = None) -> UnifiedArray:

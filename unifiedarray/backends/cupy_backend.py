@@ -126,6 +126,7 @@ class CuPyBackend(Backend):
         # for the streams named in exported CUDA Array Interfaces.
         self._side_streams: dict[tuple[str, int], Any] = {}
         self._namespace: ModuleType | None = None  # made on first use: importing CuPy is slow
+        self._numpy_like: ModuleType | None = None
 
     def _probe(self) -> str | None:
         try:
@@ -176,6 +177,9 @@ class CuPyBackend(Backend):
             ns.getitem, ns.setitem = _checked_indexing(compat_cupy)  # type: ignore[attr-defined]
             ns.arange = _planned_arange(compat_cupy)  # type: ignore[attr-defined]
             ns.pow = _checked_pow(compat_cupy)  # type: ignore[attr-defined]
+            ns.remainder = _numpy_remainder(compat_cupy)  # type: ignore[attr-defined]
+            ns.log1p = _numpy_log1p(compat_cupy)  # type: ignore[attr-defined]
+            ns.linalg = _linalg_checked_at_the_call(compat_cupy.linalg, "unifiedarray.backends.cupy_namespace.linalg")  # type: ignore[attr-defined]
             ns.view_getitem = operator.getitem  # type: ignore[attr-defined]  # a view's key, checked when it was taken
             self._namespace = ns
         return ns
@@ -513,9 +517,18 @@ class CuPyBackend(Backend):
         finish_copies_in_flight()
 
     def numpy_like(self) -> ModuleType:
-        import cupy
+        """CuPy, its ``linalg`` checking cuSOLVER's status at the call (as
+        the namespace's does): NumPy's ``linalg`` functions on a GPU's data
+        raise NumPy's ``LinAlgError`` where NumPy's own do."""
+        like = self._numpy_like
+        if like is None:
+            import cupy
 
-        return cupy
+            like = ModuleType("unifiedarray.backends.cupy_numpy_like", "cupy, linalg checked at the call")
+            like.__dict__.update(vars(cupy))
+            like.linalg = _linalg_checked_at_the_call(cupy.linalg, "unifiedarray.backends.cupy_numpy_like.linalg")  # type: ignore[attr-defined]
+            self._numpy_like = like
+        return like
 
     def aliases(self, a: Any, b: Any) -> bool:
         import cupy
@@ -590,6 +603,83 @@ def _checked_pow(xp: Any) -> Callable[..., Any]:
 
     pow.__doc__ = generated.__doc__
     return pow
+
+
+def _linalg_checked_at_the_call(linalg: ModuleType, name: str) -> ModuleType:
+    """``linalg`` with every function run under ``cupyx.errstate(linalg=
+    "raise")``: CuPy's solvers report a singular or indefinite matrix only in
+    cuSOLVER's status word, which CuPy reads (one synchronisation) only when
+    asked; unasked, ``inv`` and ``cholesky`` return NaN or garbage.  Asked,
+    the call raises NumPy's ``LinAlgError``, as the host and MLX do."""
+    import cupyx
+
+    checked = ModuleType(name, f"{linalg.__name__}, cuSOLVER's status checked at the call")
+    checked.__dict__.update({k: v for k, v in vars(linalg).items() if not k.startswith("__")})
+    for attr, fn in vars(linalg).items():
+        if not attr.startswith("_") and callable(fn) and not isinstance(fn, type):
+            setattr(checked, attr, _raising_linalg(fn, cupyx.errstate))
+    return checked
+
+
+def _raising_linalg(fn: Callable[..., Any], errstate: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with errstate(linalg="raise"):
+            return fn(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = getattr(fn, "__name__", "linalg")
+    call.__doc__ = fn.__doc__
+    return call
+
+
+def _numpy_remainder(xp: Any) -> Callable[..., Any]:
+    """``remainder`` as NumPy computes it for floats (``fmod``, moved into
+    the divisor's sign; a zero takes the divisor's sign): CuPy's kernel is
+    ``x1 - floor(x1 / x2) * x2``, which gives NaN for a finite ``x1`` over an
+    infinite ``x2`` (``0 % inf``) where NumPy, Python and the standard give
+    ``x1`` or ``x2``.  Integers go to CuPy's kernel unchanged."""
+    generated = xp.remainder
+
+    def remainder(x1: Any, x2: Any, /) -> Any:
+        if xp.result_type(x1, x2).kind != "f":
+            return generated(x1, x2)
+        mod = xp.fmod(x1, x2)
+        moved = xp.where((mod != 0) & ((x2 < 0) != (mod < 0)), mod + x2, mod)
+        return xp.where(moved == 0, xp.copysign(xp.zeros_like(moved), x2), moved)
+
+    remainder.__doc__ = generated.__doc__
+    return remainder
+
+
+def _numpy_log1p(xp: Any) -> Callable[..., Any]:
+    """``log1p`` of complex numbers as NumPy computes it: CuPy's kernel is
+    ``log(1 + z)``, which loses the sign of a zero imaginary part (the branch
+    cut: ``log1p(-2-0j)`` is ``-pi j``, not ``+pi j``) and overflows in
+    ``|1 + z|`` for parts near the largest float.  Here the real part is
+    ``log|1 + z|`` taken without overflow (and through ``log1p`` near 0),
+    the imaginary part ``atan2(y, 1 + x)``; real arguments go to CuPy's
+    kernel unchanged."""
+    generated = xp.log1p
+
+    def log1p(x: Any, /) -> Any:
+        if x.dtype.kind != "c":
+            return generated(x)
+        re, im = xp.real(x), xp.imag(x)
+        shifted = re + 1
+        big = xp.fmax(xp.abs(shifted), xp.abs(im))
+        small = xp.fmin(xp.abs(shifted), xp.abs(im))
+        ratio = xp.where(big > 0, small / xp.where(big > 0, big, 1), 0)
+        far = xp.log(big) + 0.5 * xp.log1p(ratio * ratio)
+        near = 0.5 * xp.log1p(re * (re + 2) + im * im)
+        modulus = xp.where(xp.abs(re) + xp.abs(im) < 0.5, near, far)
+        modulus = xp.where(xp.isnan(re) | xp.isnan(im), xp.nan, modulus)
+        modulus = xp.where(xp.isinf(re) | xp.isinf(im), xp.inf, modulus)
+        out = xp.empty(x.shape, dtype=x.dtype)
+        out.real = modulus
+        out.imag = xp.arctan2(im, shifted)
+        return out
+
+    log1p.__doc__ = generated.__doc__
+    return log1p
 
 
 def _integer_kind(x: Any) -> bool:

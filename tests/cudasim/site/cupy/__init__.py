@@ -94,6 +94,57 @@ for _name in _IN_PLACE:
 bool_ = np.bool_
 
 
+class _cuda_kernel_ufunc(ufunc):  # noqa: N801
+    """A ufunc whose CUDA kernel computes differently from NumPy's loop on
+    some inputs: NumPy's ufunc for its metadata, ``kernel`` for its values."""
+
+    def __init__(self, base: np.ufunc, kernel: Any) -> None:
+        super().__init__(base)
+        self._kernel = kernel
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _call(self._kernel, args, kwargs, self.__name__)
+
+
+def _cuda_remainder(x1: Any, x2: Any, **kwargs: Any) -> Any:
+    """CuPy's float kernel, ``x1 - floor(x1 / x2) * x2``: NaN for a finite
+    ``x1`` over an infinite ``x2``, where NumPy gives ``x1`` or ``x2``."""
+    if np.result_type(x1, x2).kind != "f":
+        return np.remainder(x1, x2, **kwargs)
+    return np.subtract(x1, np.floor(np.divide(x1, x2)) * x2, **kwargs)
+
+
+def _cuda_log1p(x: Any, **kwargs: Any) -> Any:
+    """CuPy's complex kernel, ``log(1 + z)`` with a complex 1 and a modulus
+    ``sqrt(re**2 + im**2)``: the sign of a zero imaginary part is lost, and
+    the modulus overflows for parts near the largest float."""
+    z = np.asarray(x)
+    if z.dtype.kind != "c":
+        return np.log1p(x, **kwargs)
+    w = z.dtype.type(1) + z
+    out = np.empty(z.shape, z.dtype)
+    out.real = np.log(np.sqrt(w.real * w.real + w.imag * w.imag))
+    out.imag = np.arctan2(w.imag, w.real)
+    return out[()] if np.ndim(x) == 0 and not isinstance(x, np.ndarray) else out
+
+
+remainder = _cuda_kernel_ufunc(np.remainder, _cuda_remainder)
+
+
+def _cuda_median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False) -> Any:
+    """CuPy's median: a partition at the middle, which refuses an empty
+    axis (``kth(=-1) out of bounds 0``) where NumPy answers NaN."""
+    arr = np.asarray(a)
+    length = arr.size if axis is None else np.prod([arr.shape[i] for i in np.atleast_1d(axis)])
+    if length == 0:
+        raise ValueError("kth(=-1) out of bounds 0")
+    return np.median(arr, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims)
+
+
+median = _wrap(_cuda_median, "median")
+log1p = _cuda_kernel_ufunc(np.log1p, _cuda_log1p)
+
+
 def _host_to_device(obj: Any, dtype: Any, order: str = "C") -> ndarray:
     host = np.asarray(obj, dtype=dtype)
     if host.dtype.kind not in "biufc":
@@ -239,7 +290,59 @@ def _submodule(name: str, source: types.ModuleType) -> types.ModuleType:
 
 
 linalg = _submodule("linalg", np.linalg)
+
+
+def _status_checked(solver: Any, name: str) -> Any:
+    """A solver as CuPy's: a singular or indefinite matrix is reported only
+    in cuSOLVER's status word, which CuPy reads (raising NumPy's
+    ``LinAlgError``) only under ``cupyx.errstate(linalg="raise")``; else the
+    result is NaN."""
+
+    def kernel(a: Any, *args: Any, **kwargs: Any) -> Any:
+        import cupyx
+
+        checked = cupyx.geterr()["linalg"] == "raise"
+        if checked:
+            # Reading the status word waits for the stream: the solver then
+            # sees the data as it is, not what is still queued to write it.
+            cuda.get_current_stream().synchronize()
+        try:
+            return solver(a, *args, **kwargs)
+        except np.linalg.LinAlgError:
+            if checked:
+                raise
+        # A solvable matrix of a's shape and dtype gives the result's.
+        stand_in = _call(lambda m: np.broadcast_to(np.eye(m.shape[-1], dtype=m.dtype), m.shape), (a,), {}, "eye")
+        result = solver(stand_in, *args, **kwargs)
+        result[...] = np.nan
+        return result
+
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+for _solver in ("cholesky", "inv", "solve"):
+    setattr(linalg, _solver, _status_checked(getattr(linalg, _solver), _solver))
 fft = _submodule("fft", np.fft)
+
+
+def _cupy_axis_error(transform: Any, name: str) -> Any:
+    """A transform as CuPy's: an axis out of range is a plain ``ValueError``
+    ("Axis out of range"), not NumPy's ``AxisError`` (also an IndexError)."""
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return transform(*args, **kwargs)
+        except (np.exceptions.AxisError, IndexError):  # NumPy's: AxisError, or IndexError from its shape lookup
+            raise ValueError("Axis out of range") from None
+
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+for _name, _transform in list(vars(fft).items()):
+    if not _name.startswith("_") and callable(_transform) and "fft" in _name and "freq" not in _name:
+        setattr(fft, _name, _cupy_axis_error(_transform, _name))
 # CuPy's cupy.lib.stride_tricks (sliding_window_view, as_strided).
 lib = types.ModuleType(f"{__name__}.lib")
 lib.stride_tricks = _submodule("lib.stride_tricks", np.lib.stride_tricks)  # type: ignore[attr-defined]

@@ -361,9 +361,17 @@ class ndarray:  # noqa: N801  (CuPy's name)
     def real(self) -> ndarray:
         return _call(lambda a: a.real, (self,), {}, "real")
 
+    @real.setter
+    def real(self, value: Any) -> None:  # CuPy's setter: a kernel writing the real parts
+        _inplace(lambda t, v: np.copyto(t.real, v, casting="unsafe"), self, (value,), {}, "real")
+
     @property
     def imag(self) -> ndarray:
         return _call(lambda a: a.imag, (self,), {}, "imag")
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        _inplace(lambda t, v: np.copyto(t.imag, v, casting="unsafe"), self, (value,), {}, "imag")
 
     def __len__(self) -> int:
         if not self._a.ndim:
