@@ -141,3 +141,26 @@ def test_on_cuda_complex_log1p_does_not_overflow_and_keeps_small_arguments(dtype
     the largest float and rounded ``1 + z`` near 0; the corrected one gives
     the true value (NumPy 2.5's; NumPy 2.4, the host here, overflows too)."""
     _check_log1p("cuda:0", dtype, [complex(big, big), complex(0, big), complex(1e-10, 1e-10)], rel)
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning", "ignore:invalid value:RuntimeWarning")
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", ["log", "log2", "log10"])
+def test_logarithms_of_subnormals_and_huge_complex_numbers_are_numpys(device, name):
+    """float32 subnormals (a GPU kernel flushes them to zero: -inf) and
+    complex numbers with a part near the largest float (a modulus taken as
+    sqrt(re**2 + im**2) overflows) get NumPy's logarithms on every device."""
+    fn = getattr(xp, name)
+    reals = np.array([4e-45, 1e-40, 1.1754942e-38, -1e-40, 0.0, 1.0, 3.0], dtype=np.float32)
+    with np.errstate(all="ignore"):
+        expected = getattr(np, name)(reals)
+    np.testing.assert_allclose(fn(xp.asarray(reals, device=device)).tolist(), expected, rtol=1e-6)
+    info = xp.__array_namespace_info__().dtypes(device=device)
+    for dtype, big in [("complex64", 1.2e38), ("complex128", 1.79769313e308)]:
+        if dtype not in info:
+            continue
+        z = np.array([complex(1, big), complex(big, -big), complex(-2, -0.5), complex(3, 4)], dtype=dtype)
+        with np.errstate(all="ignore"):
+            expected_z = getattr(np, name)(z.astype(np.complex128) if dtype == "complex64" else z)
+        got = np.asarray(fn(xp.asarray(z, device=device)).tolist(), dtype=np.complex128)
+        np.testing.assert_allclose(got, expected_z, rtol=1e-5 if dtype == "complex64" else 1e-12, err_msg=dtype)

@@ -174,11 +174,13 @@ class CuPyBackend(Backend):
             ns = ModuleType("unifiedarray.backends.cupy_namespace", "array_api_compat.cupy, keys checked")
             public = ("__array_api_version__", "__array_namespace_info__")
             ns.__dict__.update({k: v for k, v in vars(compat_cupy).items() if not k.startswith("__") or k in public})
-            ns.getitem, ns.setitem = _checked_indexing(compat_cupy)  # type: ignore[attr-defined]
+            ns.getitem, ns.setitem, ns.take = _checked_indexing(compat_cupy)  # type: ignore[attr-defined]
             ns.arange = _planned_arange(compat_cupy)  # type: ignore[attr-defined]
             ns.pow = _checked_pow(compat_cupy)  # type: ignore[attr-defined]
             ns.remainder = _numpy_remainder(compat_cupy)  # type: ignore[attr-defined]
             ns.log1p = _numpy_log1p(compat_cupy)  # type: ignore[attr-defined]
+            for base in ("log", "log2", "log10"):
+                setattr(ns, base, _numpy_logarithm(compat_cupy, base))
             ns.linalg = _linalg_checked_at_the_call(compat_cupy.linalg, "unifiedarray.backends.cupy_namespace.linalg")  # type: ignore[attr-defined]
             ns.view_getitem = operator.getitem  # type: ignore[attr-defined]  # a view's key, checked when it was taken
             self._namespace = ns
@@ -556,8 +558,8 @@ def _current_gpu() -> int:
         return 0
 
 
-def _checked_indexing(xp: Any) -> tuple[Callable[..., Any], Callable[..., None]]:
-    """``getitem`` and ``setitem`` that read the key by the one index reading
+def _checked_indexing(xp: Any) -> tuple[Callable[..., Any], Callable[..., None], Callable[..., Any]]:
+    """``getitem``, ``setitem`` and ``take`` that read the key by the one index reading
     (:func:`unifiedarray._index.normalise`) before CuPy indexes: its
     exceptions, in NumPy's order (CuPy checks no integer-array bounds; it
     wraps them), then CuPy's own indexing, whose meaning for a valid key is
@@ -578,7 +580,20 @@ def _checked_indexing(xp: Any) -> tuple[Callable[..., Any], Callable[..., None]]
         normalise(x.shape, key, kind=kind, nonzero=xp.nonzero, extremes=extremes, value=shape)
         x[key] = value
 
-    return getitem, setitem
+    generated_take = xp.take
+
+    def take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
+        # take(x, i, axis=a) selects what x[:, ..., i] (i at axis a) does: the
+        # one reading checks the indices' bounds (CuPy's take wraps them).
+        if isinstance(x, xp.ndarray) and isinstance(indices, xp.ndarray) and (axis is not None or x.ndim == 1):
+            ax = 0 if axis is None else axis
+            if -x.ndim <= ax < x.ndim:
+                key = (slice(None),) * (ax % x.ndim) + (indices,)
+                normalise(x.shape, key, kind=kind, nonzero=xp.nonzero, extremes=extremes)
+        return generated_take(x, indices, axis=axis)
+
+    take.__doc__ = generated_take.__doc__
+    return getitem, setitem, take
 
 
 def _checked_pow(xp: Any) -> Callable[..., Any]:
@@ -680,6 +695,57 @@ def _numpy_log1p(xp: Any) -> Callable[..., Any]:
 
     log1p.__doc__ = generated.__doc__
     return log1p
+
+
+#: ln(b) for the logarithms of base b, and the exponent of float32's smallest subnormal
+_LN_BASE = {"log": 1.0, "log2": float(np.log(2.0)), "log10": float(np.log(10.0))}
+_FLOAT32_SUBNORMAL_EXPONENT = -149
+
+
+def _numpy_logarithm(xp: Any, name: str) -> Callable[..., Any]:
+    """``log``, ``log2`` or ``log10`` as NumPy computes them where CuPy's
+    kernels differ (found on an H200): float32 subnormals, which the kernel
+    flushes to zero (``log(4e-45)`` gave ``-inf``, NumPy ``-102.18``), are
+    read from their bits (``m * 2**-149``, ``m`` the integer significand);
+    complex numbers take ``log|z|`` without overflow (``|z|`` scaled by its
+    larger part: ``log2(1+1.8e308j)`` gave ``inf+nanj``, NumPy
+    ``1024+2.27j``) and ``atan2`` for the angle.  Other arguments go to
+    CuPy's kernel unchanged."""
+    generated = getattr(xp, name)
+    ln_base = _LN_BASE[name]
+
+    def logarithm(x: Any, /) -> Any:
+        kind, size = x.dtype.kind, x.dtype.itemsize
+        if kind == "c":
+            re, im = xp.real(x), xp.imag(x)
+            big, small = xp.fmax(xp.abs(re), xp.abs(im)), xp.fmin(xp.abs(re), xp.abs(im))
+            ratio = xp.where(big > 0, small / xp.where(big > 0, big, 1), 0)
+            modulus = xp.log(big) + 0.5 * xp.log1p(ratio * ratio)
+            modulus = xp.where(xp.isnan(re) | xp.isnan(im), xp.nan, modulus)
+            modulus = xp.where(xp.isinf(re) | xp.isinf(im), xp.inf, modulus)
+            out = xp.empty(x.shape, dtype=x.dtype)
+            out.real = modulus / ln_base if ln_base != 1.0 else modulus
+            angle = xp.arctan2(im, re)
+            out.imag = angle / ln_base if ln_base != 1.0 else angle
+            return out
+        result = generated(x)
+        if kind == "f" and size == 4:
+            # Found from the bits, not by comparing floats: with subnormals
+            # flushed, a comparison may see them as zeros too.
+            bits = x.view(xp.int32)
+            magnitude = bits & 0x7FFFFFFF
+            subnormal = (magnitude > 0) & (magnitude < 0x00800000)
+            significand = magnitude.astype(xp.float32)  # a subnormal's bits are its significand
+            exact = generated(xp.where(subnormal, significand, 1)) + xp.asarray(
+                _FLOAT32_SUBNORMAL_EXPONENT * np.log(2.0) / ln_base, dtype=xp.float32
+            )
+            exact = xp.where(bits < 0, xp.asarray(np.nan, dtype=xp.float32), exact)  # a negative one: NaN
+            result = xp.where(subnormal, exact, result)
+        return result
+
+    logarithm.__name__ = logarithm.__qualname__ = name
+    logarithm.__doc__ = generated.__doc__
+    return logarithm
 
 
 def _integer_kind(x: Any) -> bool:

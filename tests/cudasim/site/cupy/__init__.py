@@ -131,6 +131,28 @@ def _cuda_log1p(x: Any, **kwargs: Any) -> Any:
 remainder = _cuda_kernel_ufunc(np.remainder, _cuda_remainder)
 
 
+def _cuda_logarithm(base: np.ufunc) -> Any:
+    """CuPy's kernels for log, log2, log10 as seen on an H200: a float32
+    subnormal is flushed to zero (``-inf``), and a complex modulus is
+    ``sqrt(re**2 + im**2)``, which overflows for parts near the largest float."""
+
+    def kernel(x: Any, **kwargs: Any) -> Any:
+        a = np.asarray(x)
+        if a.dtype == np.float32:
+            return base(np.where(np.abs(a) < np.finfo(np.float32).tiny, np.float32(0), a), **kwargs)
+        if a.dtype.kind == "c":
+            out = np.empty(a.shape, a.dtype)
+            out.real = base(np.sqrt(a.real * a.real + a.imag * a.imag))
+            out.imag = np.arctan2(a.imag, a.real) / (base(np.e) if base is not np.log else 1)
+            return out
+        return base(x, **kwargs)
+
+    return kernel
+
+
+log, log2, log10 = (_cuda_kernel_ufunc(f, _cuda_logarithm(f)) for f in (np.log, np.log2, np.log10))
+
+
 def _cuda_median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False) -> Any:
     """CuPy's median: a partition at the middle, which refuses an empty
     axis (``kth(=-1) out of bounds 0``) where NumPy answers NaN."""
@@ -142,6 +164,15 @@ def _cuda_median(a: Any, axis: Any = None, out: Any = None, overwrite_input: boo
 
 
 median = _wrap(_cuda_median, "median")
+
+
+def _cuda_take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> Any:
+    """CuPy's take: indices out of range wrap around (NumPy's mode="wrap";
+    CuPy checks no bounds)."""
+    return np.take(a, indices, axis=axis, out=out, mode="wrap")
+
+
+take = _wrap(_cuda_take, "take")
 log1p = _cuda_kernel_ufunc(np.log1p, _cuda_log1p)
 
 
