@@ -159,7 +159,18 @@ def test_logarithms_of_subnormals_and_huge_complex_numbers_are_numpys(device, na
     for dtype, big in [("complex64", 1.2e38), ("complex128", 1.79769313e308)]:
         if dtype not in info:
             continue
-        z = np.array([complex(1, big), complex(big, -big), complex(-2, -0.5), complex(3, 4)], dtype=dtype)
+        tiny = 1e-45 if dtype == "complex64" else 5e-324  # subnormal parts
+        z = np.array(
+            [
+                complex(1, big),
+                complex(big, -big),
+                complex(-2, -0.5),
+                complex(3, 4),
+                complex(0, tiny),
+                complex(-tiny, 3e-40),
+            ],
+            dtype=dtype,
+        )
         with np.errstate(all="ignore"):
             expected_z = getattr(np, name)(z.astype(np.complex128) if dtype == "complex64" else z)
         got = np.asarray(fn(xp.asarray(z, device=device)).tolist(), dtype=np.complex128)

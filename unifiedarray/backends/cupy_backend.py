@@ -718,6 +718,8 @@ def _numpy_logarithm(xp: Any, name: str) -> Callable[..., Any]:
         kind, size = x.dtype.kind, x.dtype.itemsize
         if kind == "c":
             re, im = xp.real(x), xp.imag(x)
+            if size == 8:  # complex64: its parts in float64, exactly (float32 subnormals are flushed)
+                re, im = _float32_as_float64(xp, re), _float32_as_float64(xp, im)
             big, small = xp.fmax(xp.abs(re), xp.abs(im)), xp.fmin(xp.abs(re), xp.abs(im))
             ratio = xp.where(big > 0, small / xp.where(big > 0, big, 1), 0)
             modulus = xp.log(big) + 0.5 * xp.log1p(ratio * ratio)
@@ -746,6 +748,18 @@ def _numpy_logarithm(xp: Any, name: str) -> Callable[..., Any]:
     logarithm.__name__ = logarithm.__qualname__ = name
     logarithm.__doc__ = generated.__doc__
     return logarithm
+
+
+def _float32_as_float64(xp: Any, a: Any) -> Any:
+    """A float32 array in float64, exactly, subnormals included: CuPy's
+    kernels flush float32 subnormals to zero (seen on an H200), in a
+    conversion as in arithmetic, so a subnormal is rebuilt from its bits
+    (``significand * 2**-149``, in float64, which is not flushed)."""
+    bits = a.view(xp.int32)
+    magnitude = bits & 0x7FFFFFFF
+    subnormal = (magnitude > 0) & (magnitude < 0x00800000)
+    rebuilt = magnitude.astype(xp.float64) * 2.0**_FLOAT32_SUBNORMAL_EXPONENT
+    return xp.where(subnormal, xp.where(bits < 0, -rebuilt, rebuilt), a.astype(xp.float64))
 
 
 def _integer_kind(x: Any) -> bool:

@@ -141,6 +141,10 @@ def _cuda_logarithm(base: np.ufunc) -> Any:
         if a.dtype == np.float32:
             return base(np.where(np.abs(a) < np.finfo(np.float32).tiny, np.float32(0), a), **kwargs)
         if a.dtype.kind == "c":
+            if a.dtype == np.complex64:  # subnormal parts flushed too
+                tiny = np.finfo(np.float32).tiny
+                a = np.where(np.abs(a.real) < tiny, 0, a.real) + 1j * np.where(np.abs(a.imag) < tiny, 0, a.imag)
+                a = a.astype(np.complex64)
             out = np.empty(a.shape, a.dtype)
             out.real = base(np.sqrt(a.real * a.real + a.imag * a.imag))
             out.imag = np.arctan2(a.imag, a.real) / (base(np.e) if base is not np.log else 1)
