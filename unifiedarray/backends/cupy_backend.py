@@ -177,10 +177,7 @@ class CuPyBackend(Backend):
             ns.getitem, ns.setitem, ns.take = _checked_indexing(compat_cupy)  # type: ignore[attr-defined]
             ns.arange = _planned_arange(compat_cupy)  # type: ignore[attr-defined]
             ns.pow = _checked_pow(compat_cupy)  # type: ignore[attr-defined]
-            ns.remainder = _numpy_remainder(compat_cupy)  # type: ignore[attr-defined]
-            ns.log1p = _numpy_log1p(compat_cupy)  # type: ignore[attr-defined]
-            for base in ("log", "log2", "log10"):
-                setattr(ns, base, _numpy_logarithm(compat_cupy, base))
+            ns.__dict__.update(_numpy_answers(compat_cupy))
             ns.linalg = _linalg_checked_at_the_call(compat_cupy.linalg, "unifiedarray.backends.cupy_namespace.linalg")  # type: ignore[attr-defined]
             ns.view_getitem = operator.getitem  # type: ignore[attr-defined]  # a view's key, checked when it was taken
             self._namespace = ns
@@ -519,15 +516,19 @@ class CuPyBackend(Backend):
         finish_copies_in_flight()
 
     def numpy_like(self) -> ModuleType:
-        """CuPy, its ``linalg`` checking cuSOLVER's status at the call (as
-        the namespace's does): NumPy's ``linalg`` functions on a GPU's data
-        raise NumPy's ``LinAlgError`` where NumPy's own do."""
+        """CuPy, its ``linalg`` checking cuSOLVER's status at the call and its
+        ufuncs that answer differently from NumPy's replaced (as in the
+        namespace, :func:`_numpy_answers`): NumPy's functions on a GPU's data
+        give NumPy's answers and raise NumPy's ``LinAlgError``."""
         like = self._numpy_like
         if like is None:
             import cupy
 
             like = ModuleType("unifiedarray.backends.cupy_numpy_like", "cupy, linalg checked at the call")
             like.__dict__.update(vars(cupy))
+            for name, answer in _numpy_answers(cupy).items():
+                for alias in ("abs", "absolute") if name == "abs" else (name,):
+                    setattr(like, alias, _ufunc_answering(answer, getattr(cupy, alias)))
             like.linalg = _linalg_checked_at_the_call(cupy.linalg, "unifiedarray.backends.cupy_numpy_like.linalg")  # type: ignore[attr-defined]
             self._numpy_like = like
         return like
@@ -665,6 +666,62 @@ def _numpy_remainder(xp: Any) -> Callable[..., Any]:
     return remainder
 
 
+def _numpy_answers(xp: Any) -> dict[str, Callable[..., Any]]:
+    """The functions whose CuPy kernels answer differently from NumPy's
+    (each found by the differential suite on an H200), written over ``xp``
+    (array-api-compat's CuPy for the namespace, CuPy for NumPy's calls)."""
+    answers = {"remainder": _numpy_remainder(xp), "log1p": _numpy_log1p(xp), "abs": _numpy_abs(xp)}
+    answers.update({base: _numpy_logarithm(xp, base) for base in ("log", "log2", "log10")})
+    return answers
+
+
+def _ufunc_answering(answer: Callable[..., Any], ufunc: Any) -> Callable[..., Any]:
+    """CuPy's ``ufunc`` called as NumPy's is (with ``dtype=`` or
+    ``casting=``), giving ``answer``'s values where it is called plainly."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return ufunc(*args, **kwargs) if kwargs else answer(*args)
+
+    call.__name__ = call.__qualname__ = ufunc.__name__
+    call.__doc__ = ufunc.__doc__
+    return call
+
+
+def _scaled_modulus(xp: Any, re: Any, im: Any) -> tuple[Any, Any]:
+    """``|re + i im|`` as ``big * sqrt(1 + ratio**2)``: ``big`` the larger
+    part's magnitude, ``ratio`` the smaller's over it (0 where both are 0),
+    so nothing squares a part near the largest float.  CuPy's complex
+    kernels take ``sqrt(re**2 + im**2)``, which overflows there (seen on an
+    H200: ``abs(1+1.8e308j)`` was ``inf``, ``log2`` of it ``inf+nanj``)."""
+    big = xp.fmax(xp.abs(re), xp.abs(im))
+    small = xp.fmin(xp.abs(re), xp.abs(im))
+    return big, xp.where(big > 0, small / xp.where(big > 0, big, 1), 0)
+
+
+def _special_modulus(xp: Any, re: Any, im: Any, value: Any) -> Any:
+    """A modulus (or its logarithm) as the standard gives it at the special
+    values: infinite where a part is infinite (even with a NaN), else NaN
+    where a part is NaN."""
+    value = xp.where(xp.isnan(re) | xp.isnan(im), xp.nan, value)
+    return xp.where(xp.isinf(re) | xp.isinf(im), xp.inf, value)
+
+
+def _numpy_abs(xp: Any) -> Callable[..., Any]:
+    """``abs`` of complex numbers without overflow (:func:`_scaled_modulus`);
+    real arguments go to CuPy's kernel unchanged."""
+    generated = xp.abs
+
+    def abs(x: Any, /) -> Any:
+        if x.dtype.kind != "c":
+            return generated(x)
+        re, im = xp.real(x), xp.imag(x)
+        big, ratio = _scaled_modulus(xp, re, im)
+        return _special_modulus(xp, re, im, big * xp.sqrt(1 + ratio * ratio))
+
+    abs.__doc__ = generated.__doc__
+    return abs
+
+
 def _numpy_log1p(xp: Any) -> Callable[..., Any]:
     """``log1p`` of complex numbers as NumPy computes it: CuPy's kernel is
     ``log(1 + z)``, which loses the sign of a zero imaginary part (the branch
@@ -680,14 +737,10 @@ def _numpy_log1p(xp: Any) -> Callable[..., Any]:
             return generated(x)
         re, im = xp.real(x), xp.imag(x)
         shifted = re + 1
-        big = xp.fmax(xp.abs(shifted), xp.abs(im))
-        small = xp.fmin(xp.abs(shifted), xp.abs(im))
-        ratio = xp.where(big > 0, small / xp.where(big > 0, big, 1), 0)
+        big, ratio = _scaled_modulus(xp, shifted, im)
         far = xp.log(big) + 0.5 * xp.log1p(ratio * ratio)
         near = 0.5 * xp.log1p(re * (re + 2) + im * im)
-        modulus = xp.where(xp.abs(re) + xp.abs(im) < 0.5, near, far)
-        modulus = xp.where(xp.isnan(re) | xp.isnan(im), xp.nan, modulus)
-        modulus = xp.where(xp.isinf(re) | xp.isinf(im), xp.inf, modulus)
+        modulus = _special_modulus(xp, re, im, xp.where(xp.abs(re) + xp.abs(im) < 0.5, near, far))
         out = xp.empty(x.shape, dtype=x.dtype)
         out.real = modulus
         out.imag = xp.arctan2(im, shifted)
@@ -720,11 +773,8 @@ def _numpy_logarithm(xp: Any, name: str) -> Callable[..., Any]:
             re, im = xp.real(x), xp.imag(x)
             if size == 8:  # complex64: its parts in float64, exactly (float32 subnormals are flushed)
                 re, im = _float32_as_float64(xp, re), _float32_as_float64(xp, im)
-            big, small = xp.fmax(xp.abs(re), xp.abs(im)), xp.fmin(xp.abs(re), xp.abs(im))
-            ratio = xp.where(big > 0, small / xp.where(big > 0, big, 1), 0)
-            modulus = xp.log(big) + 0.5 * xp.log1p(ratio * ratio)
-            modulus = xp.where(xp.isnan(re) | xp.isnan(im), xp.nan, modulus)
-            modulus = xp.where(xp.isinf(re) | xp.isinf(im), xp.inf, modulus)
+            big, ratio = _scaled_modulus(xp, re, im)
+            modulus = _special_modulus(xp, re, im, xp.log(big) + 0.5 * xp.log1p(ratio * ratio))
             out = xp.empty(x.shape, dtype=x.dtype)
             out.real = modulus / ln_base if ln_base != 1.0 else modulus
             angle = xp.arctan2(im, re)

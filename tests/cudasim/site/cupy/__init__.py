@@ -154,6 +154,16 @@ def _cuda_logarithm(base: np.ufunc) -> Any:
     return kernel
 
 
+def _cuda_absolute(x: Any, **kwargs: Any) -> Any:
+    """CuPy's complex kernel: ``sqrt(re**2 + im**2)``, which overflows for
+    parts near the largest float."""
+    a = np.asarray(x)
+    if a.dtype.kind != "c":
+        return np.absolute(x, **kwargs)
+    return np.sqrt(a.real * a.real + a.imag * a.imag)
+
+
+absolute = abs = _cuda_kernel_ufunc(np.absolute, _cuda_absolute)  # noqa: A001  (CuPy's names)
 log, log2, log10 = (_cuda_kernel_ufunc(f, _cuda_logarithm(f)) for f in (np.log, np.log2, np.log10))
 
 
