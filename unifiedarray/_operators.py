@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import _rules
-from ._access import host_current, host_native, native_on
+from ._access import host_native, native_on
 from ._array import UnifiedArray
 from ._calls import NO_KWARGS, call, call_mixed, traced_call
 from ._devices import CPU
@@ -40,6 +40,7 @@ __all__ = ["ELIDE_BYTES", "binary_function", "inplace", "operate", "operate_gene
 
 PY_SCALARS = (bool, int, float, complex)
 _BOOL = np.dtype(np.bool_)
+_NDARRAY = np.ndarray
 # Whether some thread may be in strict mode (the rules' own count): while it
 # is 0 the fast paths skip strict mode's checks of arrays.
 _STRICT_ACTIVE = _rules.ACTIVE
@@ -54,10 +55,13 @@ def unary(name: str, x: UnifiedArray) -> UnifiedArray:
         raise TypeError(f"{name}: expected a UnifiedArray, got {type(x).__name__}")
     if _STRICT_ACTIVE[0]:
         _rules.unary(name, x.buffer.dtype)
-    host = host_current(x)
+    host = x.buffer.host_ready if x.chain is None else None  # host_current(x), inlined
     if host is not None:
-        res = resolve(CPU, name)(host)
-        if type(res) is np.ndarray and res is not host and res.base is None:
+        fn = _HOST_FN.get(name)
+        if fn is None:
+            fn = _HOST_FN[name] = resolve(CPU, name)
+        res = fn(host)
+        if type(res) is _NDARRAY and res is not host and res.base is None:
             return adopt(res, CPU, res.dtype)
     return call(name, (x,))
 
@@ -126,7 +130,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                     if res is not None:
                         return adopt(res, CPU, res.dtype)
             res = fn(rhs, lhs) if reflected else fn(lhs, rhs)
-            if type(res) is np.ndarray:
+            if type(res) is _NDARRAY:
                 return adopt(res, CPU, res.dtype)
             return wrap_result(res, CPU)
     elif (base := buf.ready) is not None:
