@@ -44,6 +44,7 @@ _NDARRAY = np.ndarray
 # Whether some thread may be in strict mode (the rules' own count): while it
 # is 0 the fast paths skip strict mode's checks of arrays.
 _STRICT_ACTIVE = _rules.ACTIVE
+_SCALAR_PASSES = _rules.SCALAR_PASSES
 
 
 def unary(name: str, x: UnifiedArray) -> UnifiedArray:
@@ -79,8 +80,13 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     if ty is UnifiedArray:
         if _STRICT_ACTIVE[0]:
             _rules.binary_arrays(name, buf.dtype, y.buffer.dtype)
-    elif ty in PY_SCALARS and check_scalar(x, y, name, reflected) is not None:
-        return operate_general(x, y, name, reflected)  # a comparison's constant answer
+    elif ty in PY_SCALARS:
+        # The rules' answer: from the passes they recorded (a type every
+        # value of which passes, outside strict mode), else asked.
+        passes = _SCALAR_PASSES[reflected].get(name)
+        known = passes is not None and not _STRICT_ACTIVE[0] and ty in passes.get(buf.dtype, ())
+        if not known and check_scalar(x, y, name, reflected) is not None:
+            return operate_general(x, y, name, reflected)  # a comparison's constant answer
     # The fast path: arrays on the host, current, nothing in flight, whole or
     # views whose native view is at hand (``A.T @ b``, ``s[:, None] - d``).
     # It is short on purpose: between two BLAS calls, every instruction of
