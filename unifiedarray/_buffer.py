@@ -189,6 +189,9 @@ def _only(dev: Device) -> frozenset:
     return valid
 
 
+_ONLY_CPU = _only(CPU)
+
+
 # Called as _ON_DEVICE_COPY(buffer, device) where a device copy is made, while
 # a device memory limit is set (unifiedarray._spill, through
 # set_device_copy_hook); None otherwise.
@@ -1139,10 +1142,7 @@ def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] |
     self._pinned = False
     self._placement = device
     self._copies = {device: native}
-    valid = _ONLY.get(device)
-    if valid is None:
-        valid = _ONLY[device] = frozenset((device,))
-    self._valid = valid
+    self._valid = _ONLY_CPU if device is CPU else _only(device)
     self._lock_obj = None
     self._anchor = None
     self._leased = None
@@ -1153,9 +1153,12 @@ def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] |
     self._after = None
     self._copy_back = None
     self.ready = native
-    self.host_ready = native if device is CPU else None
-    if _ON_DEVICE_COPY is not None and device is not CPU:
-        _ON_DEVICE_COPY(self, device)
+    if device is CPU:
+        self.host_ready = native
+    else:
+        self.host_ready = None
+        if _ON_DEVICE_COPY is not None:
+            _ON_DEVICE_COPY(self, device)
     return self
 
 
