@@ -239,7 +239,7 @@ class UnifiedBuffer:
         "__weakref__",
         "_after",
         "_anchor",
-        "_copies",
+        "_copies_made",
         "_copy_back",
         "_dtype",
         "_leased",
@@ -250,6 +250,7 @@ class UnifiedBuffer:
         "_pool_allocation",
         "_released",
         "_shape",
+        "_solo",
         "_valid",
         "_version",
         "host_ready",
@@ -259,7 +260,10 @@ class UnifiedBuffer:
     _pool_allocation: Any  # the pool's allocation of this buffer's blocks (set by MemoryPool.acquire), or None
     _pending: Any  # what the next access waits for: a move in flight, or an _OrderAfter; None when nothing
     _after: dict[Device, list[Any]] | None  # per device: [last stream or event, lease streams] (_follow_streams)
-    _copies: dict[Device, Any]
+    # The copies, per device: made on first use (see _copies); until then the
+    # one copy an adopted buffer starts with is _solo, on its placement.
+    _copies_made: dict[Device, Any] | None
+    _solo: Any
     _valid: frozenset[Device]
     _lock_obj: Any
     _anchor: Any  # the export anchor (see export_host), or None: never exported, or no alias left
@@ -293,7 +297,8 @@ class UnifiedBuffer:
         self._dtype = dtype
         self._pinned = pinned
         self._placement = device
-        self._copies: dict[Device, Any] = {}
+        self._copies_made = {}
+        self._solo = None
         self._valid: frozenset[Device] = frozenset()
         self._lock_obj: Any = None  # made on first use: most results never need it
         self._anchor = None
@@ -306,6 +311,26 @@ class UnifiedBuffer:
         self._copy_back = None
         self.ready = None
         self.host_ready = None
+
+    @property
+    def _copies(self) -> dict[Device, Any]:
+        """The copies, per device.  A buffer that adopted its one copy
+        (:func:`adopt`: every result) makes the dict on first use, under a
+        global lock so that two threads never make two: most results are
+        only ever read through :attr:`ready`."""
+        copies = self._copies_made
+        if copies is None:
+            with _MAKE_LOCK:
+                copies = self._copies_made
+                if copies is None:
+                    copies = self._copies_made = {self._placement: self._solo}
+                    self._solo = None  # the dict holds it now (and may drop it)
+        return copies
+
+    @_copies.setter
+    def _copies(self, copies: dict[Device, Any]) -> None:
+        self._copies_made = copies
+        self._solo = None
 
     def _refresh(self) -> None:
         """Recompute :attr:`ready` and :attr:`host_ready` from the state:
@@ -1141,7 +1166,8 @@ def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] |
     self._dtype = dtype
     self._pinned = False
     self._placement = device
-    self._copies = {device: native}
+    self._copies_made = None  # made on first use: {device: native} (see UnifiedBuffer._copies)
+    self._solo = native
     self._valid = _ONLY_CPU if device is CPU else _only(device)
     self._lock_obj = None
     self._anchor = None
