@@ -58,8 +58,9 @@ def unary(name: str, x: UnifiedArray) -> UnifiedArray:
         _rules.unary(name, x.buffer.dtype)
     host = x.buffer.host_ready if x.chain is None else None  # host_current(x), inlined
     if host is not None:
-        fn = _HOST_FN.get(name)
-        if fn is None:
+        try:
+            fn = _HOST_FN[name]
+        except KeyError:
             fn = _HOST_FN[name] = resolve(CPU, name)
         res = fn(host)
         if type(res) is _NDARRAY and res is not host and res.base is None:
@@ -107,8 +108,9 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         else:
             rhs = None
         if rhs is not None:
-            fn = _HOST_FN.get(name)
-            if fn is None:
+            try:
+                fn = _HOST_FN[name]
+            except KeyError:
                 fn = _HOST_FN[name] = resolve(CPU, name)
             if lhs.nbytes >= ELIDE_BYTES and name in _ELIDABLE and _COUNTS_OWNED_REFERENCES:
                 # A large operand that is a temporary nothing else can see
