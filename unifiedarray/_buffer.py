@@ -329,8 +329,9 @@ class UnifiedBuffer:
 
     @_copies.setter
     def _copies(self, copies: dict[Device, Any]) -> None:
-        self._copies_made = copies
-        self._solo = None
+        with _MAKE_LOCK:  # never between another thread's making and its store
+            self._copies_made = copies
+            self._solo = None
 
     def _refresh(self) -> None:
         """Recompute :attr:`ready` and :attr:`host_ready` from the state:
