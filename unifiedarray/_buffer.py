@@ -317,7 +317,13 @@ class UnifiedBuffer:
         """The copies, per device.  A buffer that adopted its one copy
         (:func:`adopt`: every result) makes the dict on first use, under a
         global lock so that two threads never make two: most results are
-        only ever read through :attr:`ready`."""
+        only ever read through :attr:`ready`.
+
+        Until the dict is made, the one copy is ``_solo``, on the placement
+        (the only device that can be valid then): :meth:`current` and
+        :meth:`native` read it without making the dict, ``_solo`` first and
+        ``_copies_made`` second, so that a dict made in between (which
+        clears ``_solo`` after it is stored) is seen."""
         copies = self._copies_made
         if copies is None:
             with _MAKE_LOCK:
@@ -451,7 +457,9 @@ class UnifiedBuffer:
         [1.0, 1.0]
         """
         if self._pending is None and dev in self._valid:
-            return self._copies[dev]
+            solo = self._solo  # read first: see _copies
+            copies = self._copies_made
+            return solo if copies is None else copies[dev]
         return None
 
     def native(self, dev: Device, reason: str, explicit: bool = False) -> Any:
@@ -471,7 +479,9 @@ class UnifiedBuffer:
         # A writer publishes a new copy with one assignment (MLX's writes make
         # a new handle, see write), so whichever copy this reads is whole.
         if dev in self._valid:
-            return self._copies[dev]
+            solo = self._solo  # read first: see _copies
+            copies = self._copies_made
+            return solo if copies is None else copies[dev]
         return self._acquire(dev, False, reason, explicit)
 
     def allocated(self, dev: Device) -> Any:
