@@ -423,3 +423,32 @@ def test_one_element_negative_stride_view_moves_to_mlx():
 
     out = backend_for("mlx").upload(np.arange(6.0)[2::-3], ua.Device.parse("mlx"))
     assert np.asarray(out).tolist() == [2.0]
+
+
+def test_an_adopted_buffer_makes_one_copies_dict_whatever_the_threads():
+    """A result's buffer (``_buffer.adopt``) makes its dict of copies on
+    first use: threads that first touch it at once all get the same dict,
+    holding the adopted copy, and a copy added through one is seen by all."""
+    from unifiedarray import _buffer
+    from unifiedarray._devices import CPU
+
+    for _ in range(50):
+        native = np.arange(4.0)
+        buf = _buffer.adopt(native, CPU, native.dtype)
+        assert buf.ready is native and buf.host_ready is native
+        barrier = threading.Barrier(4)
+        seen = []
+
+        def touch(buf=buf, barrier=barrier, seen=seen):
+            barrier.wait()
+            seen.append(buf._copies)
+
+        threads = [threading.Thread(target=touch) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert all(d is seen[0] for d in seen) and seen[0] == {CPU: native}
+        assert buf.state is BufferState.HOST_ONLY and buf.to_numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+        buf.retire()  # every copy dropped: the adopted one too
+        assert buf._copies == {} and buf.ready is None and buf.host_ready is None

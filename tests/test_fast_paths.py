@@ -306,3 +306,39 @@ def test_in_place_operators_on_the_host_match_the_general_path(data, dtype, name
     with mock.patch.object(_operators, "_inplace_on_host", lambda x, y, name: False):
         general = run()
     assert fast == general
+
+
+SCALAR_OPS = ["add", "subtract", "multiply", "divide", "floor_divide", "pow", "remainder", "maximum", "atan2"]
+SCALAR_OPS += ["equal", "less", "greater_equal", "bitwise_and", "bitwise_left_shift", "logical_xor"]
+SCALARS = st.one_of(
+    st.booleans(),
+    st.sampled_from([0, 1, -1, 7, 127, 128, 255, 256, -129, 300, 2**31, 2**63 - 1, 2**63, -(2**63) - 1, 2**70]),
+    st.sampled_from([0.5, -2.0, float("inf"), float("nan"), 1e300]),
+    st.sampled_from([1j, 2.5 - 1j]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(DTYPES),
+    name=st.sampled_from(SCALAR_OPS),
+    values=st.lists(SCALARS, min_size=1, max_size=6),
+    reflected=st.booleans(),
+    strict=st.booleans(),
+)
+def test_scalar_operands_fast_path_matches_the_general_path(data, dtype, name, values, reflected, strict):
+    """``x <op> scalar`` through the operators' fast path, which takes the
+    rules' recorded passes (``_rules.SCALAR_PASSES``) where it may, gives
+    what the general path gives (which asks the rules every time), value
+    after value of each type (so that later ones meet what earlier ones
+    recorded): values, dtypes, errors (an int out of range after a float
+    passed for the same operation and dtype still raises), in both modes."""
+    a = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=2, max_side=3)))
+    x = xp.asarray(a)
+    with np.errstate(all="ignore"), warnings.catch_warnings(), xp.strict(strict):
+        warnings.simplefilter("ignore")
+        for v in values:
+            fast = outcome(lambda: _operators.operate(x, v, name, reflected))  # noqa: B023
+            general = outcome(lambda: _operators.operate_general(x, v, name, reflected))  # noqa: B023
+            assert fast == general, (v, type(v))

@@ -189,6 +189,9 @@ def _only(dev: Device) -> frozenset:
     return valid
 
 
+_ONLY_CPU = _only(CPU)
+
+
 # Called as _ON_DEVICE_COPY(buffer, device) where a device copy is made, while
 # a device memory limit is set (unifiedarray._spill, through
 # set_device_copy_hook); None otherwise.
@@ -236,7 +239,7 @@ class UnifiedBuffer:
         "__weakref__",
         "_after",
         "_anchor",
-        "_copies",
+        "_copies_made",
         "_copy_back",
         "_dtype",
         "_leased",
@@ -247,6 +250,7 @@ class UnifiedBuffer:
         "_pool_allocation",
         "_released",
         "_shape",
+        "_solo",
         "_valid",
         "_version",
         "host_ready",
@@ -256,7 +260,10 @@ class UnifiedBuffer:
     _pool_allocation: Any  # the pool's allocation of this buffer's blocks (set by MemoryPool.acquire), or None
     _pending: Any  # what the next access waits for: a move in flight, or an _OrderAfter; None when nothing
     _after: dict[Device, list[Any]] | None  # per device: [last stream or event, lease streams] (_follow_streams)
-    _copies: dict[Device, Any]
+    # The copies, per device: made on first use (see _copies); until then the
+    # one copy an adopted buffer starts with is _solo, on its placement.
+    _copies_made: dict[Device, Any] | None
+    _solo: Any
     _valid: frozenset[Device]
     _lock_obj: Any
     _anchor: Any  # the export anchor (see export_host), or None: never exported, or no alias left
@@ -290,7 +297,8 @@ class UnifiedBuffer:
         self._dtype = dtype
         self._pinned = pinned
         self._placement = device
-        self._copies: dict[Device, Any] = {}
+        self._copies_made = {}
+        self._solo = None
         self._valid: frozenset[Device] = frozenset()
         self._lock_obj: Any = None  # made on first use: most results never need it
         self._anchor = None
@@ -303,6 +311,33 @@ class UnifiedBuffer:
         self._copy_back = None
         self.ready = None
         self.host_ready = None
+
+    @property
+    def _copies(self) -> dict[Device, Any]:
+        """The copies, per device.  A buffer that adopted its one copy
+        (:func:`adopt`: every result) makes the dict on first use, under a
+        global lock so that two threads never make two: most results are
+        only ever read through :attr:`ready`.
+
+        Until the dict is made, the one copy is ``_solo``, on the placement
+        (the only device that can be valid then): :meth:`current` and
+        :meth:`native` read it without making the dict, ``_solo`` first and
+        ``_copies_made`` second, so that a dict made in between (which
+        clears ``_solo`` after it is stored) is seen."""
+        copies = self._copies_made
+        if copies is None:
+            with _MAKE_LOCK:
+                copies = self._copies_made
+                if copies is None:
+                    copies = self._copies_made = {self._placement: self._solo}
+                    self._solo = None  # the dict holds it now (and may drop it)
+        return copies
+
+    @_copies.setter
+    def _copies(self, copies: dict[Device, Any]) -> None:
+        with _MAKE_LOCK:  # never between another thread's making and its store
+            self._copies_made = copies
+            self._solo = None
 
     def _refresh(self) -> None:
         """Recompute :attr:`ready` and :attr:`host_ready` from the state:
@@ -422,7 +457,9 @@ class UnifiedBuffer:
         [1.0, 1.0]
         """
         if self._pending is None and dev in self._valid:
-            return self._copies[dev]
+            solo = self._solo  # read first: see _copies
+            copies = self._copies_made
+            return solo if copies is None else copies[dev]
         return None
 
     def native(self, dev: Device, reason: str, explicit: bool = False) -> Any:
@@ -442,7 +479,9 @@ class UnifiedBuffer:
         # A writer publishes a new copy with one assignment (MLX's writes make
         # a new handle, see write), so whichever copy this reads is whole.
         if dev in self._valid:
-            return self._copies[dev]
+            solo = self._solo  # read first: see _copies
+            copies = self._copies_made
+            return solo if copies is None else copies[dev]
         return self._acquire(dev, False, reason, explicit)
 
     def allocated(self, dev: Device) -> Any:
@@ -1138,11 +1177,9 @@ def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] |
     self._dtype = dtype
     self._pinned = False
     self._placement = device
-    self._copies = {device: native}
-    valid = _ONLY.get(device)
-    if valid is None:
-        valid = _ONLY[device] = frozenset((device,))
-    self._valid = valid
+    self._copies_made = None  # made on first use: {device: native} (see UnifiedBuffer._copies)
+    self._solo = native
+    self._valid = _ONLY_CPU if device is CPU else _only(device)
     self._lock_obj = None
     self._anchor = None
     self._leased = None
@@ -1153,9 +1190,12 @@ def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] |
     self._after = None
     self._copy_back = None
     self.ready = native
-    self.host_ready = native if device is CPU else None
-    if _ON_DEVICE_COPY is not None and device is not CPU:
-        _ON_DEVICE_COPY(self, device)
+    if device is CPU:
+        self.host_ready = native
+    else:
+        self.host_ready = None
+        if _ON_DEVICE_COPY is not None:
+            _ON_DEVICE_COPY(self, device)
     return self
 
 

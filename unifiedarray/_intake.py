@@ -37,7 +37,9 @@ def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) 
     from the value as it is; a bool: the answer for every element (a
     comparison with an int outside x's range).  Raises the rules' errors.
     Every path of :func:`operate` (and the in-place operators) calls this,
-    and nothing else in the dispatch decides a scalar's fate."""
+    and nothing else in the dispatch decides a scalar's fate (the
+    operators' fast path first looks the rules' recorded passes up,
+    ``_rules.SCALAR_PASSES``, which only the rules fill)."""
     return _rules.binary_scalar(op, x.buffer.dtype, value, reflected)
 
 

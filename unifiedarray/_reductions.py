@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from . import _rules, compute
-from ._access import host_current
 from ._array import UnifiedArray
 from ._calls import call, require_real, traced_call
 from ._devices import CPU
@@ -58,7 +57,7 @@ def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool)
     if _STRICT_ACTIVE[0] and type(x) is UnifiedArray:
         _rules.unary(name, x.buffer.dtype)
     if dtype is None and type(x) is UnifiedArray:
-        native = host_current(x)
+        native = x.buffer.host_ready if x.chain is None else None  # host_current(x), inlined
         if native is not None:
             reduce = HOST_REDUCE[name]
             if _ARRAY_OUT:

@@ -282,6 +282,13 @@ _PASS = None  # the backend takes the value as it is
 # _Refuse.  Nested dicts: three lookups of cheap keys cost about half of one
 # lookup of a tuple holding a dtype.
 _SCALAR_PLANS: list[list[dict[str, dict[np.dtype, dict[type, Any]]]]] = [[{}, {}], [{}, {}]]
+#: The default mode's passes, as :func:`binary_scalar` decides them:
+#: ``SCALAR_PASSES[reflected][op][dtype]`` holds the Python scalar types
+#: whose every value ``binary_scalar`` passes as it is (answers None for)
+#: outside strict mode.  The operators' fast path asks it first while no
+#: thread is strict (``ACTIVE[0] == 0``), and ``binary_scalar`` where it
+#: has no entry; only ``binary_scalar`` fills it.
+SCALAR_PASSES: list[dict[str, dict[np.dtype, set[type]]]] = [{}, {}]
 
 
 def plan_count() -> int:
@@ -384,6 +391,8 @@ def binary_scalar(op: str, dtype: np.dtype, value: Any, reflected: bool = False)
         plan = _scalar_plan(op, dtype, type(value), bool(strict_mode), reflected)
         by_op = _SCALAR_PLANS[strict_mode][reflected]
         by_op.setdefault(op, {}).setdefault(dtype, {})[type(value)] = plan
+        if plan is _PASS and not strict_mode:
+            SCALAR_PASSES[reflected].setdefault(op, {}).setdefault(dtype, set()).add(type(value))
     if plan is _PASS:
         return None
     if type(plan) is _Refuse:
