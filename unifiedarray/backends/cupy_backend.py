@@ -526,6 +526,7 @@ class CuPyBackend(Backend):
 
             like = ModuleType("unifiedarray.backends.cupy_numpy_like", "cupy, linalg checked at the call")
             like.__dict__.update(vars(cupy))
+            like.take = _numpy_take(cupy, _checked_indexing(cupy)[2])  # type: ignore[attr-defined]
             for name, answer in _numpy_answers(cupy).items():
                 for alias in ("abs", "absolute") if name == "abs" else (name,):
                     setattr(like, alias, _ufunc_answering(answer, getattr(cupy, alias)))
@@ -664,6 +665,26 @@ def _numpy_remainder(xp: Any) -> Callable[..., Any]:
 
     remainder.__doc__ = generated.__doc__
     return remainder
+
+
+def _numpy_take(xp: Any, checked_take: Callable[..., Any]) -> Callable[..., Any]:
+    """``numpy.take``'s signature over CuPy's take, whose indices wrap: mode
+    "raise" (NumPy's default) checks them first, as the namespace's take
+    does; "wrap" is CuPy's own; "clip" clips them."""
+
+    def take(a: Any, indices: Any, axis: int | None = None, out: Any = None, mode: str = "raise") -> Any:
+        if mode not in ("raise", "wrap", "clip"):
+            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+        if mode == "raise":
+            flat = a.reshape(-1) if axis is None else a
+            checked_take(flat, xp.asarray(indices).reshape(-1), axis=None if axis is None else axis)
+        elif mode == "clip":
+            n = a.size if axis is None else a.shape[axis]
+            indices = xp.clip(xp.asarray(indices), 0, max(n - 1, 0))
+        return xp.take(a, indices, axis=axis, out=out)
+
+    take.__doc__ = xp.take.__doc__
+    return take
 
 
 def _numpy_answers(xp: Any) -> dict[str, Callable[..., Any]]:

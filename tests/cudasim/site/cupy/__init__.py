@@ -181,9 +181,12 @@ median = _wrap(_cuda_median, "median")
 
 
 def _cuda_take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> Any:
-    """CuPy's take: indices out of range wrap around (NumPy's mode="wrap";
-    CuPy checks no bounds)."""
-    return np.take(a, indices, axis=axis, out=out, mode="wrap")
+    """CuPy's take: indices out of range wrap around (CuPy checks no
+    bounds).  By a modulo, as CuPy's kernel: NumPy's own mode="wrap" steps
+    one length at a time, which never ends for an index near 2**63."""
+    n = np.size(a) if axis is None else np.shape(a)[axis]
+    wrapped = np.mod(np.asarray(indices), n) if n else indices
+    return np.take(a, wrapped, axis=axis, out=out)
 
 
 take = _wrap(_cuda_take, "take")
