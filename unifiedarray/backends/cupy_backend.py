@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 import re
 import threading
+import warnings
 from collections import deque
 from collections.abc import Callable
 from types import ModuleType
@@ -529,7 +530,12 @@ class CuPyBackend(Backend):
             like.take = _numpy_take(cupy, _checked_indexing(cupy)[2])  # type: ignore[attr-defined]
             for name, answer in _numpy_answers(cupy).items():
                 for alias in ("abs", "absolute") if name == "abs" else (name,):
-                    setattr(like, alias, _ufunc_answering(answer, getattr(cupy, alias)))
+                    generated = getattr(cupy, alias)
+                    setattr(
+                        like,
+                        alias,
+                        _ufunc_answering(answer, generated) if isinstance(generated, cupy.ufunc) else answer,
+                    )
             like.linalg = _linalg_checked_at_the_call(cupy.linalg, "unifiedarray.backends.cupy_numpy_like.linalg")  # type: ignore[attr-defined]
             self._numpy_like = like
         return like
@@ -691,9 +697,36 @@ def _numpy_answers(xp: Any) -> dict[str, Callable[..., Any]]:
     """The functions whose CuPy kernels answer differently from NumPy's
     (each found by the differential suite on an H200), written over ``xp``
     (array-api-compat's CuPy for the namespace, CuPy for NumPy's calls)."""
-    answers = {"remainder": _numpy_remainder(xp), "log1p": _numpy_log1p(xp), "abs": _numpy_abs(xp)}
+    answers = {
+        "remainder": _numpy_remainder(xp),
+        "log1p": _numpy_log1p(xp),
+        "abs": _numpy_abs(xp),
+        "median": _numpy_median(xp),
+    }
     answers.update({base: _numpy_logarithm(xp, base) for base in ("log", "log2", "log10")})
     return answers
+
+
+def _numpy_median(xp: Any) -> Callable[..., Any]:
+    """``median`` over an empty selection as NumPy's: NaN (the mean of
+    nothing, in the mean's dtype), with NumPy's warning; CuPy's partition
+    refuses it (``kth(=-1) out of bounds 0``).  A bad axis is CuPy's check,
+    the rest CuPy's kernel."""
+    generated = xp.median
+
+    def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False) -> Any:
+        if isinstance(a, xp.ndarray) and a.size == 0 and out is None:
+            try:
+                return_nan = xp.mean(a, axis=axis, keepdims=keepdims)
+            except (ValueError, IndexError, TypeError):  # a bad axis: CuPy's median says so, below
+                return_nan = None
+            if return_nan is not None:
+                warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
+                return return_nan
+        return generated(a, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims)
+
+    median.__doc__ = generated.__doc__
+    return median
 
 
 def _ufunc_answering(answer: Callable[..., Any], ufunc: Any) -> Callable[..., Any]:

@@ -171,8 +171,11 @@ def _cuda_median(a: Any, axis: Any = None, out: Any = None, overwrite_input: boo
     """CuPy's median: a partition at the middle, which refuses an empty
     axis (``kth(=-1) out of bounds 0``) where NumPy answers NaN."""
     arr = np.asarray(a)
-    length = arr.size if axis is None else np.prod([arr.shape[i] for i in np.atleast_1d(axis)])
-    if length == 0:
+    try:
+        axes = range(arr.ndim) if axis is None else np.lib.array_utils.normalize_axis_tuple(axis, arr.ndim)
+    except (np.exceptions.AxisError, ValueError, TypeError):
+        axes = None  # a bad axis: NumPy's error, below
+    if axes is not None and arr.size == 0 and np.prod([arr.shape[i] for i in axes]) == 0:
         raise ValueError("kth(=-1) out of bounds 0")
     return np.median(arr, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims)
 
