@@ -195,3 +195,15 @@ def test_abs_of_a_huge_complex_number_is_finite_where_numpys_is(device):
         for got in (xp.abs(x), abs(x), np.abs(x)):  # the namespace, the operator, NumPy's ufunc
             assert got.dtype == getattr(xp, "float32" if dtype == "complex64" else "float64")
             np.testing.assert_allclose(got.tolist(), np.abs(z), rtol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # NumPy's sign(0j) on the host
+@pytest.mark.parametrize("device", DEVICES)
+def test_sign_of_complex_numbers_near_the_ends_of_the_range_is_numpys(device):
+    """sign(z) = z / |z|, the modulus taken without overflow or underflow:
+    a modulus through squares made sign(1.8e19j) 0 and sign(1.2e-38j) NaN
+    in complex64."""
+    z = np.array([1.8446744e19j, 1.1754944e-38j, 3 - 4j, 0j, -2.5e38 + 1j], dtype=np.complex64)
+    got = xp.sign(xp.asarray(z, device=device))
+    assert got.dtype == xp.complex64
+    np.testing.assert_allclose(np.asarray(got.tolist()), np.sign(z), rtol=1e-6)

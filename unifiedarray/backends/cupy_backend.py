@@ -702,9 +702,29 @@ def _numpy_answers(xp: Any) -> dict[str, Callable[..., Any]]:
         "log1p": _numpy_log1p(xp),
         "abs": _numpy_abs(xp),
         "median": _numpy_median(xp),
+        "sign": _numpy_sign(xp),
     }
     answers.update({base: _numpy_logarithm(xp, base) for base in ("log", "log2", "log10")})
     return answers
+
+
+def _numpy_sign(xp: Any) -> Callable[..., Any]:
+    """``sign`` of complex numbers, ``z / |z|``, with the modulus taken
+    without overflow or underflow (:func:`_numpy_abs`): through CuPy's
+    ``abs`` (array-api-compat's ``sign`` divides by it) ``sign(1.8e19j)``
+    in complex64 was 0 and ``sign(1.2e-38j)`` NaN.  Real arguments go to
+    the generated ``sign`` unchanged."""
+    generated = xp.sign
+    modulus = _numpy_abs(xp)
+
+    def sign(x: Any, /) -> Any:
+        if x.dtype.kind != "c":
+            return generated(x)
+        r = modulus(x)
+        return xp.where(x == 0, xp.zeros_like(x), x / xp.where(r == 0, 1, r))
+
+    sign.__doc__ = generated.__doc__
+    return sign
 
 
 def _numpy_median(xp: Any) -> Callable[..., Any]:
