@@ -84,6 +84,9 @@ class Operations:
     dask_token: Callable[..., Any]
 
 
+# object.__new__, bound once: the dunders' fast paths make arrays with it.
+_new = object.__new__
+
 _ops: Operations  # the table every dunder calls through: set once, by install()
 
 
@@ -289,6 +292,19 @@ class UnifiedArray:
 
     # -- indexing --------------------------------------------------------------
     def __getitem__(self, key: Any, /) -> UnifiedArray:
+        # The commonest subscript, a slice of a whole array whose host copy is
+        # current, here in the dunder (a second call is a measurable share of
+        # a small view's cost): the view of _subscripts.getitem's fast path.
+        # The NumPy view shares the host copy, which is never replaced.
+        host = self.buffer.host_ready
+        if host is not None and type(key) is slice and self.chain is None:
+            native = host[key]
+            out = _new(UnifiedArray)
+            out.buffer = self.buffer
+            out.chain = (key,)
+            out.extent = native.shape
+            out.host_view = native
+            return out
         return _ops.getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any, /) -> None:
