@@ -47,6 +47,9 @@ _new = object.__new__  # bound once, as in _results
 # is 0 the fast paths skip strict mode's checks of arrays.
 _STRICT_ACTIVE = _rules.ACTIVE
 _SCALAR_PASSES = _rules.SCALAR_PASSES
+# PYTHON_TYPES as a set: a type's membership is one hash, where the tuple
+# compares it with each of its members in turn.
+_SCALAR_TYPES = frozenset(PYTHON_TYPES)
 
 
 def unary(name: str, x: UnifiedArray) -> UnifiedArray:
@@ -88,7 +91,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     if ty is UnifiedArray:
         if _STRICT_ACTIVE[0]:
             _rules.binary_arrays(name, buf.dtype, y.buffer.dtype)
-    elif ty in PYTHON_TYPES:
+    elif ty in _SCALAR_TYPES:
         # The rules' answer: from the passes they recorded (a type every
         # value of which passes, outside strict mode), else asked.
         passes = _SCALAR_PASSES[reflected].get(name)
@@ -110,7 +113,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = y.buffer.host_ready  # host_native(y), inlined: this is most of a small a + b's cost
             if rhs is not None and y.chain is not None:
                 rhs = y.host_view
-        elif ty in PYTHON_TYPES:
+        elif ty in _SCALAR_TYPES:
             rhs = y  # the rules were asked above
         else:
             rhs = None
@@ -163,7 +166,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = yb.ready if yb.placement is dev else None
             if rhs is not None and y.chain is not None:
                 rhs = native_on(y, dev, name)
-        elif ty in PYTHON_TYPES:
+        elif ty in _SCALAR_TYPES:
             rhs = y  # the rules were asked above
         else:
             rhs = None
