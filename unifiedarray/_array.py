@@ -84,9 +84,6 @@ class Operations:
     dask_token: Callable[..., Any]
 
 
-# object.__new__, bound once: the dunders' fast paths make arrays with it.
-_new = object.__new__
-
 _ops: Operations  # the table every dunder calls through: set once, by install()
 
 
@@ -690,6 +687,8 @@ class UnifiedArray:
         self[...] = np.partition(self, kth, axis=axis)
 
 
+# object.__new__, bound once: __getitem__'s fast path and from_buffer make
+# arrays with it.
 _new = object.__new__
 
 
