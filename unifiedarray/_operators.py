@@ -42,7 +42,6 @@ __all__ = ["ELIDE_BYTES", "binary_function", "inplace", "operate", "operate_gene
 
 _BOOL = np.dtype(np.bool_)
 _NDARRAY = np.ndarray
-_new = object.__new__  # bound once, as in _results
 # Whether some thread may be in strict mode (the rules' own count): while it
 # is 0 the fast paths skip strict mode's checks of arrays.
 _STRICT_ACTIVE = _rules.ACTIVE
@@ -70,7 +69,7 @@ def unary(name: str, x: UnifiedArray) -> UnifiedArray:
         res = fn(host)
         if type(res) is _NDARRAY and res is not host and res.base is None:
             # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small call
-            out = _new(UnifiedArray)
+            out = UnifiedArray()
             shape = out.extent = res.shape
             out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
             out.chain = out.host_view = None
@@ -150,7 +149,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             res = fn(rhs, lhs) if reflected else fn(lhs, rhs)
             if type(res) is _NDARRAY:
                 # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small a + b
-                out = _new(UnifiedArray)
+                out = UnifiedArray()
                 shape = out.extent = res.shape
                 out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
                 out.chain = out.host_view = None
