@@ -63,7 +63,7 @@ six states of the design documents; see ``docs/buffer.md``.
 The rest of the package asks the buffer questions and never reads its
 fields: :attr:`UnifiedBuffer.ready` and ``host_ready`` (the copy on the
 placement, current, nothing in flight: kept here at every change of the
-state, for the fast paths), :meth:`~UnifiedBuffer.current`,
+state, for the fast paths), ``dtype`` and ``placement`` (set once), :meth:`~UnifiedBuffer.current`,
 :meth:`~UnifiedBuffer.native`, :meth:`~UnifiedBuffer.write`, leases, exports
 and what the pool and the spill ask (``docs/design.md``, "What the rest of
 the package asks the buffer").  What differs between devices the buffer
@@ -241,19 +241,19 @@ class UnifiedBuffer:
         "_anchor",
         "_copies_made",
         "_copy_back",
-        "_dtype",
         "_leased",
         "_lock_obj",
         "_pending",
         "_pinned",
-        "_placement",
         "_pool_allocation",
         "_released",
         "_shape",
         "_solo",
         "_valid",
         "_version",
+        "dtype",
         "host_ready",
+        "placement",
         "ready",
     )
 
@@ -277,6 +277,13 @@ class UnifiedBuffer:
     #: :attr:`ready` for a buffer placed on the host; None for one placed on
     #: a device (the host fast paths ask this one question).
     host_ready: Any
+    #: The data type (a NumPy ``dtype``), kept exactly on every backend.  Set
+    #: once, when the buffer is made: read it, never assign it (a field, not
+    #: a property: the fast paths read it on every call).
+    dtype: np.dtype
+    #: The device this buffer belongs to (see ``device=``).  Set once, when
+    #: the buffer is made: read it, never assign it.
+    placement: Device
 
     def __init__(
         self,
@@ -294,9 +301,9 @@ class UnifiedBuffer:
 
     def _setup(self, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool) -> None:
         self._shape = shape
-        self._dtype = dtype
+        self.dtype = dtype
         self._pinned = pinned
-        self._placement = device
+        self.placement = device
         self._copies_made = {}
         self._solo = None
         self._valid: frozenset[Device] = frozenset()
@@ -329,7 +336,7 @@ class UnifiedBuffer:
             with _MAKE_LOCK:
                 copies = self._copies_made
                 if copies is None:
-                    copies = self._copies_made = {self._placement: self._solo}
+                    copies = self._copies_made = {self.placement: self._solo}
                     self._solo = None  # the dict holds it now (and may drop it)
         return copies
 
@@ -343,7 +350,7 @@ class UnifiedBuffer:
         """Recompute :attr:`ready` and :attr:`host_ready` from the state:
         called, under the lock, after every change of the valid set, of the
         move in flight, or of a copy."""
-        home = self._placement
+        home = self.placement
         ready = self._copies.get(home) if self._pending is None and home in self._valid else None
         self.ready = ready
         self.host_ready = ready if home is CPU else None
@@ -373,12 +380,8 @@ class UnifiedBuffer:
         return self._shape
 
     @property
-    def dtype(self) -> np.dtype:
-        return self._dtype
-
-    @property
     def nbytes(self) -> int:
-        return prod(self._shape) * self._dtype.itemsize
+        return prod(self._shape) * self.dtype.itemsize
 
     @property
     def pinned(self) -> bool:
@@ -392,11 +395,6 @@ class UnifiedBuffer:
         if host is None or not self._pinned:
             return False
         return bool(backend_for(CPU).is_pinned(host))
-
-    @property
-    def placement(self) -> Device:
-        """The device this buffer belongs to (see ``device=``)."""
-        return self._placement
 
     @property
     def valid_devices(self) -> frozenset[Device]:
@@ -653,7 +651,7 @@ class UnifiedBuffer:
         backend = backend_for(dev)
         if self._pool_allocation is not None and backend.poolable:
             return self._pool_allocation.pool.allocate_copy(self, dev, zero)
-        return backend.zeros(self._shape, self._dtype, dev, self._pinned)
+        return backend.zeros(self._shape, self.dtype, dev, self._pinned)
 
     def wait(self) -> None:
         """Wait for a move still in flight (see :meth:`sync_to_device`), if
@@ -677,7 +675,7 @@ class UnifiedBuffer:
     def _move_to(self, dev: Device, reason: str, explicit: bool, blocking: bool = True) -> None:
         """Make the stale copy on ``dev`` valid, counting every move."""
         backend = backend_for(dev)
-        backend.check_dtype(self._dtype, dev, reason)
+        backend.check_dtype(self.dtype, dev, reason)
         # The leases end before anything is copied: a write through a lease
         # while the copy runs (other threads run while it does) would reach
         # the source only, yet both copies would then be marked valid.
@@ -917,7 +915,7 @@ class UnifiedBuffer:
                     return False
                 host = self._copies.get(CPU)
                 if host is None:
-                    host = backend_for(CPU).zeros(self._shape, self._dtype, CPU, self._pinned)
+                    host = backend_for(CPU).zeros(self._shape, self.dtype, CPU, self._pinned)
                 with transfer(str(dev), "cpu", self.nbytes, "spill", explicit=True):
                     backend_for(dev).download(self._copies[dev], host)
                 self._copies[CPU] = host
@@ -985,8 +983,8 @@ class UnifiedBuffer:
         return self.lease(CPU, "UnifiedBuffer.host")
 
     def _accelerator(self) -> Device:
-        if self._placement != CPU:
-            return self._placement
+        if self.placement != CPU:
+            return self.placement
         backend = host_accelerator()
         if backend is None:
             return CPU
@@ -1083,9 +1081,9 @@ class UnifiedBuffer:
         >>> b = UnifiedBuffer((2,), dtype="int32"); b.fill(7); b.to_numpy()
         array([7, 7], dtype=int32)
         """
-        value = _rules.store(self._dtype, value, "UnifiedBuffer.fill")  # converted: every backend stores it exactly
+        value = _rules.store(self.dtype, value, "UnifiedBuffer.fill")  # converted: every backend stores it exactly
         with self._lock:
-            dev = self._placement if not self._valid else (CPU if CPU in self._valid else next(iter(self._valid)))
+            dev = self.placement if not self._valid else (CPU if CPU in self._valid else next(iter(self._valid)))
             native = self._acquire(dev, True, "UnifiedBuffer.fill", overwrite=True)
             self._publish(dev, backend_for(dev).fill(native, value, in_place=self._leased is dev))
             if self._anchor is not None:
@@ -1126,8 +1124,8 @@ class UnifiedBuffer:
     def _check_copy(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
         if tuple(shape) != self._shape:
             raise ValueError(f"copy_from: shape {tuple(shape)} does not match buffer shape {self._shape}")
-        if _rules.cast_into(np.dtype(dtype), self._dtype, "copy_from", casting="same_kind"):
-            raise TypeError(f"copy_from: a {dtype} array into a {self._dtype} buffer would drop the imaginary part")
+        if _rules.cast_into(np.dtype(dtype), self.dtype, "copy_from", casting="same_kind"):
+            raise TypeError(f"copy_from: a {dtype} array into a {self.dtype} buffer would drop the imaginary part")
 
     def to_numpy(self) -> np.ndarray:
         """The data on the host as a read-only NumPy view (synced first if
@@ -1136,7 +1134,7 @@ class UnifiedBuffer:
 
     def __repr__(self) -> str:
         return (
-            f"UnifiedBuffer(shape={self._shape}, dtype={self._dtype.name}, placement={self._placement}, "
+            f"UnifiedBuffer(shape={self._shape}, dtype={self.dtype.name}, placement={self.placement}, "
             f"state={self.state.name}, valid={sorted(self._valid)})"
         )
 
@@ -1174,9 +1172,9 @@ def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] |
     """
     self = _new(UnifiedBuffer)
     self._shape = native.shape if shape is None else shape
-    self._dtype = dtype
+    self.dtype = dtype
     self._pinned = False
-    self._placement = device
+    self.placement = device
     self._copies_made = None  # made on first use: {device: native} (see UnifiedBuffer._copies)
     self._solo = native
     self._valid = _ONLY_CPU if device is CPU else _only(device)

@@ -42,11 +42,13 @@ __all__ = ["ELIDE_BYTES", "binary_function", "inplace", "operate", "operate_gene
 
 _BOOL = np.dtype(np.bool_)
 _NDARRAY = np.ndarray
-_new = object.__new__  # bound once, as in _results
 # Whether some thread may be in strict mode (the rules' own count): while it
 # is 0 the fast paths skip strict mode's checks of arrays.
 _STRICT_ACTIVE = _rules.ACTIVE
 _SCALAR_PASSES = _rules.SCALAR_PASSES
+# PYTHON_TYPES as a set: a type's membership is one hash, where the tuple
+# compares it with each of its members in turn.
+_SCALAR_TYPES = frozenset(PYTHON_TYPES)
 
 
 def unary(name: str, x: UnifiedArray) -> UnifiedArray:
@@ -67,7 +69,7 @@ def unary(name: str, x: UnifiedArray) -> UnifiedArray:
         res = fn(host)
         if type(res) is _NDARRAY and res is not host and res.base is None:
             # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small call
-            out = _new(UnifiedArray)
+            out = UnifiedArray()
             shape = out.extent = res.shape
             out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
             out.chain = out.host_view = None
@@ -88,7 +90,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     if ty is UnifiedArray:
         if _STRICT_ACTIVE[0]:
             _rules.binary_arrays(name, buf.dtype, y.buffer.dtype)
-    elif ty in PYTHON_TYPES:
+    elif ty in _SCALAR_TYPES:
         # The rules' answer: from the passes they recorded (a type every
         # value of which passes, outside strict mode), else asked.
         passes = _SCALAR_PASSES[reflected].get(name)
@@ -110,7 +112,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = y.buffer.host_ready  # host_native(y), inlined: this is most of a small a + b's cost
             if rhs is not None and y.chain is not None:
                 rhs = y.host_view
-        elif ty in PYTHON_TYPES:
+        elif ty in _SCALAR_TYPES:
             rhs = y  # the rules were asked above
         else:
             rhs = None
@@ -147,7 +149,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             res = fn(rhs, lhs) if reflected else fn(lhs, rhs)
             if type(res) is _NDARRAY:
                 # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small a + b
-                out = _new(UnifiedArray)
+                out = UnifiedArray()
                 shape = out.extent = res.shape
                 out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
                 out.chain = out.host_view = None
@@ -163,7 +165,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = yb.ready if yb.placement is dev else None
             if rhs is not None and y.chain is not None:
                 rhs = native_on(y, dev, name)
-        elif ty in PYTHON_TYPES:
+        elif ty in _SCALAR_TYPES:
             rhs = y  # the rules were asked above
         else:
             rhs = None

@@ -43,17 +43,13 @@ from .backends import backend_for
 
 __all__ = ["adopt", "send_back", "wrap_result"]
 
-# object.__new__, bound once: every result is made with it, and the
-# attribute lookup is a measurable share of a small call.
-_new = object.__new__
-
 
 def adopt(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
     """A new whole array on a new buffer that adopts ``native`` (a native
     array of ``dev`` holding ``dtype``, which the caller owns and nothing
     else aliases), without checks: what :func:`wrap_result` ends in, and
     what the fast paths call."""
-    arr = _new(UnifiedArray)
+    arr = UnifiedArray()
     shape = arr.extent = native.shape
     arr.buffer = _adopt_buffer(native, dev, dtype, shape)
     arr.chain = None

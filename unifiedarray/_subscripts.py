@@ -30,10 +30,6 @@ from ._writes import cast_value, write
 
 __all__ = ["getitem", "setitem"]
 
-# object.__new__, bound once: every view is made with it, and the attribute
-# lookup is a measurable share of a small call.
-_new = object.__new__
-
 
 def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
     """``x[key]``: a view for basic indices (sharing x's buffer), a new 0-d
@@ -48,7 +44,7 @@ def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
         if tkey is slice or (tkey is tuple and index.all_slices(key)):
             # _host_view, inlined: this is most of a small slice's cost.
             native = host[key]
-            out = _new(UnifiedArray)
+            out = UnifiedArray()
             out.buffer = buf
             out.chain = (key,)
             out.extent = native.shape
@@ -85,7 +81,7 @@ def _key_arrays(key: Any) -> Any:
 
 
 def _host_view(x: UnifiedArray, key: Any, native: np.ndarray) -> UnifiedArray:
-    out = _new(UnifiedArray)
+    out = UnifiedArray()
     out.buffer = x.buffer
     out.chain = (key,)
     out.extent = native.shape
@@ -108,7 +104,7 @@ def _element(x: UnifiedArray, key: Any) -> UnifiedArray:
 def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
     key = index.view_key(key)
     buf = x.buffer
-    out = _new(UnifiedArray)
+    out = UnifiedArray()
     out.buffer = buf
     parent = x.chain
     out.chain = (key,) if parent is None else (*parent, key)

@@ -31,16 +31,13 @@ from .backends import backend_for
 
 __all__ = ["linked_view", "permuted", "reshaped", "to_device"]
 
-# object.__new__, bound once: every view is made with it.
-_new = object.__new__
-
 
 def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedArray:
     """A view of ``x`` through ``link`` (a :class:`~unifiedarray._views.Reshape`
     or :class:`~unifiedarray._views.Permute`): it shares x's buffer, so
     writes through either are seen by both, on every backend."""
     buf = x.buffer
-    out = _new(UnifiedArray)
+    out = UnifiedArray()
     out.buffer = buf
     out.chain = (link,) if x.chain is None else (*x.chain, link)
     out.extent = shape
