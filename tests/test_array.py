@@ -49,3 +49,13 @@ def test_attributes_describe_the_data(device):
     assert (x.shape, x.ndim, x.size, x.dtype, x.device) == ((2, 3, 4), 3, 24, xp.int8, device)
     assert x.mT.shape == (2, 4, 3)
     assert x.__array_namespace__() is xp
+
+
+def test_the_class_is_not_a_constructor():
+    """Arrays come from the namespace's creation functions; calling the class
+    with data is a TypeError at the call (the class keeps no __init__ so that
+    results are made at object.__new__'s cost)."""
+    with pytest.raises(TypeError):
+        xp.UnifiedArray([1.0, 2.0])  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        xp.UnifiedArray(np.zeros(2), device="cpu")  # type: ignore[call-arg]
