@@ -477,10 +477,37 @@ def _is_weak_float_pair(impl: Callable[..., Array], plan: _Plan, x1: Any, x2: An
     return type(arr) is mx.array and arr.dtype in _WEAK_FLOAT_TARGETS and dtype_of(arr) == plan.compute
 
 
+#: name -> (impl, the signatures judged direct, the signatures judged) of
+#: every generated function: what :func:`direct_impl` reads (the
+#: dispatch's fast path on MLX takes a signature only once its function's
+#: own first call has judged it direct).
+VERDICTS: dict[str, tuple[Callable[..., Array], set[Any], set[Any], dict[Any, _Plan]]] = {}
+
+
+def direct_impl(name: str, signature: tuple) -> tuple[Callable[..., Array], mx.Dtype] | bool | None:
+    """What the generated function ``name`` is for arguments of
+    ``signature`` (MLX dtypes for arrays, Python types for scalars): its
+    ``impl`` alone, with the result's MLX dtype, where a call has judged the
+    signature direct (the impl may return its argument, ``positive``: the
+    caller makes a fresh handle of it, as the generated function does),
+    False where a call
+    has judged it not direct or there is no such function (final), None
+    where no call has judged it yet."""
+    entry = VERDICTS.get(name)
+    if entry is None:
+        return False
+    impl, direct, judged, plans = entry
+    key = signature[0] if len(signature) == 1 else signature
+    if key in direct:
+        return impl, plans[key].out
+    return False if key in judged else None
+
+
 def _make_unary(name: str, impl: Callable[[Array], Array]) -> Callable[[Array], Array]:
     plans: dict[Any, _Plan] = {}
     direct: set[Any] = set()
     judged: set[Any] = set()
+    VERDICTS[name] = (impl, direct, judged, plans)
 
     def fn(x: Array, /) -> Array:
         sig = _signature(x)
@@ -509,6 +536,8 @@ def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[
     plans: dict[Any, _Plan] = {}
     direct: set[Any] = set()
     judged: set[Any] = set()
+    if name not in _CHECKED_AFTER:
+        VERDICTS[name] = (impl, direct, judged, plans)
 
     compares = name in _rules.COMPARISONS
 
@@ -605,6 +634,10 @@ _BOOL_OF_COMPLEX128: dict[str, Callable[[Parts, Parts], Array]] = {
     "logical_xor": lambda a, b: _truth(a) != _truth(b),
 }
 
+
+# Generated functions that check more than their impl (pow: integers to
+# negative powers, wrapped below): never direct.
+_CHECKED_AFTER = frozenset(["pow"])
 
 FUNCTIONS: dict[str, Callable[..., Array]] = {}
 for _name, _impl in UNARY.items():
