@@ -16,12 +16,12 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import unifiedarray as xp
-from unifiedarray import _array, _calls, _operators
+from unifiedarray import _array, _calls, _operators, _reductions
 
 from .conftest import DEVICES
 
@@ -180,7 +180,8 @@ def general_path():
     """The dispatch without its operator, one-call and unary fast paths:
     each of the three entry functions swapped for its general path wherever
     the package holds it (the array class's table of operations, and every
-    module that imported it)."""
+    module that imported it), and without the reductions' direct path on a
+    device."""
     general = {
         _operators.operate: _operators.operate_general,
         _calls.call: _general_call,
@@ -193,6 +194,8 @@ def general_path():
                 fast = getattr(holder, attr, None)
                 if fast in general:
                     stack.enter_context(mock.patch.object(holder, attr, general[fast]))
+        # The reductions' direct path on a device.
+        stack.enter_context(mock.patch.object(_reductions, "on_device", lambda name, x: None))
         yield
 
 
@@ -342,3 +345,110 @@ def test_scalar_operands_fast_path_matches_the_general_path(data, dtype, name, v
             fast = outcome(lambda: _operators.operate(x, v, name, reflected))  # noqa: B023
             general = outcome(lambda: _operators.operate_general(x, v, name, reflected))  # noqa: B023
             assert fast == general, (v, type(v))
+
+
+# -- the direct functions on a device (Backend.direct: MLX's kernel alone) ------------------------
+
+DEVICE_DTYPES = ["bool", "int8", "uint8", "int32", "int64", "uint64", "float16", "float32", "float64", "complex64"]
+DIRECT_BINARY = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "atan2", "equal", "less"]
+DIRECT_BINARY += ["greater_equal", "logical_and", "bitwise_and", "floor_divide", "pow", "remainder", "hypot"]
+DIRECT_UNARY = ["sin", "cos", "abs", "negative", "positive", "exp", "sqrt", "floor", "logical_not", "sign"]
+DIRECT_UNARY += ["bitwise_invert", "isnan", "round", "square", "tanh", "real"]
+DIRECT_SCALARS = st.one_of(
+    st.booleans(),
+    st.sampled_from([0, 1, -1, 3, 127, 128, 255, 300, 2**31, 2**63 - 1, -(2**63) - 1]),
+    st.sampled_from([0.5, -2.0, 3.0, float("inf"), float("nan"), 1e300, 1e-45]),
+    st.sampled_from([1j, 2.5 - 1j]),
+)
+
+
+def on_device(a, device):
+    """``a`` on ``device``; the example is passed over where the device
+    cannot hold its dtype."""
+    try:
+        return xp.asarray(a, device=device)
+    except TypeError:
+        assume(False)
+
+
+def device_outcome(fn):
+    """What a call gives, with where its result lives and whether its
+    buffer holds it as its one current copy."""
+    try:
+        out = fn()
+    except Exception as exc:
+        return type(exc)
+    buf = out.buffer
+    return (out.dtype, out.shape, out.device, buf.ready is not None, np.asarray(out).tobytes())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(DEVICE_DTYPES),
+    name=st.sampled_from(DIRECT_BINARY),
+    others=st.lists(st.sampled_from(DEVICE_DTYPES) | DIRECT_SCALARS, min_size=1, max_size=4),
+    reflected=st.booleans(),
+    strict=st.booleans(),
+)
+def test_device_direct_binary_matches_the_general_path(device, data, dtype, name, others, reflected, strict):
+    """``operate`` on arrays current on a device (whole or views), with an
+    array of any dtype or a Python scalar of any kind, gives what
+    ``operate_general`` gives (values, dtypes, errors, where the result
+    lives), each operand twice: the first call of a signature judges it,
+    the second may take the backend's direct function."""
+    a = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=2, max_side=3)))
+    x = on_device(a, device)
+    if data.draw(st.booleans()):
+        x = x[::-1]
+    with np.errstate(all="ignore"), warnings.catch_warnings(), xp.strict(strict):
+        warnings.simplefilter("ignore")
+        for other in others:
+            if isinstance(other, str):
+                shape = data.draw(st.sampled_from([a.shape, a.shape[-1:], (1,), (5,)]))
+                other = on_device(data.draw(hnp.arrays(other, shape)), device)
+            for _ in range(2):
+                fast = device_outcome(lambda: _operators.operate(x, other, name, reflected))  # noqa: B023
+                general = device_outcome(lambda: _operators.operate_general(x, other, name, reflected))  # noqa: B023
+                assert fast == general, (other, type(other))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from(DEVICE_DTYPES), name=st.sampled_from(DIRECT_UNARY + ["reductions"] * 8))
+def test_device_direct_unary_and_reductions_match_the_general_path(device, data, dtype, name):
+    """``unary`` and the whole-array reductions without keywords on a
+    device give what the general path gives, twice (judged, then direct)."""
+    a = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3)))
+    x = on_device(a, device)
+    calls = (
+        [lambda: xp.sum(x), lambda: xp.prod(x), lambda: xp.mean(x), lambda: xp.max(x), lambda: xp.min(x)]
+        if name == "reductions"
+        else [lambda: getattr(xp, name)(x)]
+    )
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fn in calls:
+            for _ in range(2):
+                fast = device_outcome(fn)
+                with general_path():
+                    general = device_outcome(fn)
+                assert fast == general
+
+
+@pytest.mark.skipif("mlx" not in DEVICES, reason="no MLX")
+def test_device_direct_path_is_taken_and_sees_writes_through_a_lease():
+    """The direct path is taken for float32 operands once judged, and a
+    write through the buffer's ``.mlx`` lease reaches the next result."""
+    x = xp.asarray([1.0, 2.0], dtype=xp.float32, device="mlx")
+    y = xp.asarray([10.0, 20.0], dtype=xp.float32, device="mlx")
+    for _ in range(2):
+        (x + y, x * 2.0, xp.sin(x), xp.sum(x))
+    taken = [v for k, v in _operators.DIRECT.items() if v[0] is not None and k[1:] == (xp.float32, xp.float32)]
+    assert taken
+    lease = x.buffer.mlx
+    lease[0] = 5.0
+    assert (x + y).tolist() == [15.0, 22.0] and float(xp.sum(x)) == 7.0 and (x * 2.0).tolist() == [10.0, 4.0]
+    z = x + y
+    assert z.buffer.ready is not None and z.device == "mlx"

@@ -29,7 +29,7 @@ from ._access import host_native, native_on
 from ._array import UnifiedArray
 from ._buffer import adopt as _adopt_buffer
 from ._calls import NO_KWARGS, call, call_mixed, traced_call
-from ._devices import CPU
+from ._devices import CPU, Device
 from ._dtypes import PYTHON_TYPES
 from ._errors import run_translated
 from ._intake import check_scalar, intake
@@ -38,7 +38,7 @@ from ._results import adopt, wrap_result
 from ._writes import write
 from .backends import backend_for, backend_of_native
 
-__all__ = ["ELIDE_BYTES", "binary_function", "inplace", "operate", "operate_general", "unary"]
+__all__ = ["DIRECT", "ELIDE_BYTES", "binary_function", "direct_for", "inplace", "operate", "operate_general", "unary"]
 
 _BOOL = np.dtype(np.bool_)
 _NDARRAY = np.ndarray
@@ -74,6 +74,24 @@ def unary(name: str, x: UnifiedArray) -> UnifiedArray:
             out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
             out.chain = out.host_view = None
             return out
+    elif x.chain is None and (base := x.buffer.ready) is not None:
+        # On a device, current: the backend's direct function (see operate).
+        dev = x.buffer.placement
+        fn = RESOLVED.get((dev, name)) or resolve(dev, name)
+        if fn is not None:
+            key = (fn, x.buffer.dtype)
+            call_direct, dtype = DIRECT.get(key) or direct_for(key, dev, name)
+            if call_direct is not None:
+                try:
+                    res = call_direct(base)
+                except Exception:  # the general path raises the call's own error
+                    res = None
+                if res is not None:
+                    out = _new(UnifiedArray)
+                    shape = out.extent = x.extent
+                    out.buffer = _adopt_buffer(res, dev, dtype, shape)
+                    out.chain = out.host_view = None
+                    return out
     return call(name, (x,))
 
 
@@ -171,11 +189,51 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = None
         fn = (RESOLVED.get((dev, name)) or resolve(dev, name)) if rhs is not None else None
         if fn is not None:
-            backend = backend_for(dev)
             lhs = base if x.chain is None else native_on(x, dev, name)
+            # The backend's direct function for this signature, where it has
+            # one (MLX: the namespace's own kernel alone, once its first call
+            # judged the signature direct): the compute context, the
+            # namespace's checks and wrap_result are what it needs none of.
+            other = y.buffer.dtype if ty is UnifiedArray else ty
+            key = (fn, other, buf.dtype) if reflected else (fn, buf.dtype, other)
+            direct = DIRECT.get(key) or direct_for(key, dev, name)
+            call_direct = direct[0]
+            if call_direct is not None:
+                try:
+                    res = call_direct(rhs, lhs) if reflected else call_direct(lhs, rhs)
+                except Exception:  # the general path below raises the call's own error
+                    res = None
+                if res is not None:
+                    out = _new(UnifiedArray)
+                    shape = x.extent
+                    if ty is UnifiedArray and y.extent != shape:
+                        shape = res.shape  # broadcast
+                    out.extent = shape
+                    out.buffer = _adopt_buffer(res, dev, direct[1], shape)
+                    out.chain = out.host_view = None
+                    return out
+            backend = backend_for(dev)
             res = run_translated(dev, name, backend.run, (dev, fn, rhs, lhs) if reflected else (dev, fn, lhs, rhs))
             return adopt(res, dev, backend.dtype_of(res))
     return operate_general(x, y, name, reflected)
+
+
+# (resolved function, the arguments' dtypes or scalar types in call order)
+# -> (the backend's direct function, its result's dtype), or _NONE where the
+# backend has none.  Keyed by the function the dispatch resolved, so that a
+# namespace function resolved anew (replaced) is judged anew.
+DIRECT: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+_NONE: tuple[Any, Any] = (None, None)
+
+
+def direct_for(key: tuple[Any, ...], dev: Device, name: str) -> tuple[Any, Any]:
+    """The entry of :data:`DIRECT` for ``key`` (``(fn, *signature)``), asked
+    of ``dev``'s backend (``Backend.direct``) and kept once it is final."""
+    found = backend_for(dev).direct(dev, name, key[0], key[1:])
+    if found is NotImplemented:
+        return _NONE
+    entry = DIRECT[key] = _NONE if found is None else found
+    return entry
 
 
 def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:

@@ -17,11 +17,17 @@ import numpy as np
 
 from . import _rules, compute
 from ._array import UnifiedArray
+from ._buffer import adopt as _adopt_buffer
 from ._calls import call, require_real, traced_call
 from ._devices import CPU
+from ._operators import DIRECT as _DIRECT
+from ._operators import direct_for
+from ._resolve import RESOLVED, resolve
 from ._results import adopt
 
-__all__ = ["HOST_REDUCE", "reduction"]
+__all__ = ["HOST_REDUCE", "on_device", "reduction"]
+
+_new = object.__new__  # bound once, as in _results
 
 # Whether some thread may be in strict mode (see unifiedarray._rules.ACTIVE).
 _STRICT_ACTIVE = _rules.ACTIVE
@@ -42,6 +48,36 @@ _ARRAY_OUT = _ufunc_returns_arrays_for_ellipsis()
 #: the host namespace's table (:data:`unifiedarray.compute.HOST_REDUCTIONS`),
 #: the one place that says which ufunc each one is.
 HOST_REDUCE = {name: ufunc.reduce for name, (ufunc, _) in compute.HOST_REDUCTIONS.items()}
+
+
+def on_device(name: str, x: UnifiedArray) -> UnifiedArray | None:
+    """``name`` (``sum``, ``prod``, ``mean``, ``max``, ``min``) of the whole
+    of ``x`` without keywords, where x is a whole non-empty array current
+    on a device whose backend has a direct function for it
+    (``Backend.direct``, as the operators' fast path asks); None where
+    not: the caller takes its general path."""
+    buf = x.buffer
+    base = buf.ready
+    shape = x.extent
+    if base is None or x.chain is not None or not shape or 0 in shape:
+        return None
+    dev = buf.placement
+    fn = RESOLVED.get((dev, name)) or resolve(dev, name)
+    if fn is None:
+        return None
+    key = (fn, buf.dtype, len(shape))
+    call_direct, dtype = _DIRECT.get(key) or direct_for(key, dev, name)
+    if call_direct is None:
+        return None
+    try:
+        res = call_direct(base)
+    except Exception:  # the general path raises the call's own error
+        return None
+    out = _new(UnifiedArray)
+    out.extent = ()
+    out.buffer = _adopt_buffer(res, dev, dtype, ())
+    out.chain = out.host_view = None
+    return out
 
 
 def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool) -> UnifiedArray:
@@ -71,6 +107,10 @@ def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool)
                 if type(res) is not np.ndarray:
                     res = res[...]
             return adopt(res, CPU, res.dtype)
+        if axis is None and keepdims is False:
+            res = on_device(name, x)
+            if res is not None:
+                return res
     if dtype is None:
         return call(name, (x,), {"axis": axis, "keepdims": keepdims})
     return call(name, (x,), {"axis": axis, "dtype": dtype, "keepdims": keepdims})

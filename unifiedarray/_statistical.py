@@ -64,6 +64,10 @@ def mean(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepd
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html
     """
     _strict_kind("mean", x)
+    if axis is None and keepdims is False and type(x) is UnifiedArray:
+        res = _reductions.on_device("mean", x)
+        if res is not None:
+            return res
     return _calls.call("mean", (x,), {"axis": axis, "keepdims": keepdims})
 
 

@@ -228,6 +228,23 @@ class Backend:
         with self.compute_context(device):
             return fn(*args)
 
+    def direct(self, device: Device, name: str, fn: Any, signature: tuple[Any, ...]) -> Any:
+        """For the dispatch's fast path on ``device``: ``(call, dtype)``
+        where ``fn`` (the compute function ``name`` as the dispatch resolved
+        it) is, for arguments of ``signature``, one native function whose
+        result has ``dtype`` and which needs nothing of :meth:`run` but
+        what ``call`` does itself: ``call(*natives)`` gives what
+        ``run(device, fn, *natives)`` gives, the same array, or raises
+        (the dispatch then takes its general path, which raises the
+        call's error).  ``signature``: for an elementwise function, each
+        argument's NumPy dtype (an array) or Python type (a scalar), in
+        call order; for ``sum``, ``prod``, ``mean``, ``max`` and ``min``
+        of a non-empty array reduced whole without keywords, ``(dtype,
+        ndim)``.  None where there is none (the answer is kept);
+        ``NotImplemented`` where it is not known yet (asked again at the
+        next call).  None here: every call takes :meth:`run`."""
+        return None
+
     def facilities(self) -> dict[str, str | None]:
         """Named facilities of this backend's device that may be missing
         where the backend works (MLX's Metal): name -> why it is missing, or

@@ -37,6 +37,7 @@ from .mlx_evaluation import (
     arrays_in,
     at_risk,
     compute_context,
+    direct_call,
     evaluate,
     mx_dtype,
     np_dtype,
@@ -50,6 +51,7 @@ from .mlx_evaluation import (
 )
 
 _LEASE: Any = None  # the class of leased MLX handles, made by the probe
+_MLX_FUNCTION: Any = None  # the class of mlx.core's functions (they take stream=), set by the probe
 
 
 def _make_lease_class(mx: Any) -> Any:
@@ -133,9 +135,10 @@ class MLXBackend(Backend):
             self.metal = bool(mx.metal.is_available())
         except Exception:
             self.metal = False
-        global _LEASE
+        global _LEASE, _MLX_FUNCTION
         start(mx, self.metal)
         _LEASE = _make_lease_class(mx)
+        _MLX_FUNCTION = type(mx.add)
         self.mx = mx
         return None
 
@@ -324,6 +327,25 @@ class MLXBackend(Backend):
 
     def compute_context(self, device: Device) -> Any:
         return compute_context()
+
+    def direct(self, device: Device, name: str, fn: Any, signature: tuple[Any, ...]) -> Any:
+        """The namespace's direct function for ``fn`` and ``signature``
+        (:func:`~unifiedarray.backends.mlx_namespace.direct_function`: a
+        signature its first call judged direct, nothing cast, no float64),
+        called through :func:`~unifiedarray.backends.mlx_evaluation.direct_call`
+        (the guard's settling, the evaluation lock, the library's stream)."""
+        ns = self.namespace(device)
+        specs = tuple(NP_TO_MX.get(s) if isinstance(s, np.dtype) else s for s in signature)
+        if any(s is None for s in specs):
+            return None  # a dtype MLX cannot hold: the general path refuses it
+        found = ns.direct_function(name, fn, specs)
+        if found is None:
+            return NotImplemented
+        if found is False:
+            return None
+        impl, out = found
+        arity = 1 if name in ns.DIRECT_REDUCTIONS else len(signature)
+        return direct_call(impl, arity, type(impl) is _MLX_FUNCTION), np_dtype(out)
 
     def write_context(self, device: Device) -> Any:
         """None: write() enters the library's stream itself, inside the

@@ -256,6 +256,57 @@ def run(fn: Callable[..., Any], *args: Any) -> Any:
         EVAL_LOCK.release()
 
 
+def direct_call(fn: Callable[..., Any], arity: int, mlx_function: bool) -> Callable[..., Any]:
+    """``fn`` (what the namespace's ``direct_function`` gave: an
+    ``mlx.core`` function where ``mlx_function``, else a namespace impl)
+    as the dispatch's fast path calls it with ``arity`` arguments: what the
+    namespace function's guard and :func:`compute_context` do around it,
+    no more.  Its arguments are settled first while any array may fail or
+    has failed (the guard's rule: a poisoned argument raises its failure),
+    and its graph is built under the evaluation lock on the library's
+    stream of the default device (a direct signature never involves
+    float64): an MLX function is given that stream (``stream=``, which
+    costs less than entering it); an impl runs inside it, and where it
+    hands back its argument (``positive``) the caller gets a new handle,
+    as from the namespace function.  Never evaluates."""
+    if _MX is None:
+        _ready()
+    lock = EVAL_LOCK
+    stream = _STREAMS[-1]
+    mx_array = _MX.array
+    if mlx_function and arity == 1:
+
+        def one(a: Any) -> Any:
+            with lock:
+                if _ROOTS:
+                    settle_arguments((a,))
+                return fn(a, stream=stream)
+
+        return one
+    if mlx_function and arity == 2:
+
+        def two(a: Any, b: Any) -> Any:
+            with lock:
+                if _ROOTS:
+                    settle_arguments((a, b))
+                return fn(a, b, stream=stream)
+
+        return two
+
+    def impl(*args: Any) -> Any:
+        with lock:
+            if _ROOTS:
+                settle_arguments(args)
+            with _MX.stream(stream):
+                res = fn(*args)
+        for a in args:
+            if res is a:
+                return mx_array(a)
+        return res
+
+    return impl
+
+
 def evaluate(*arrays: Any) -> None:
     """Evaluate MLX arrays (built in any thread inside compute_context, or
     in this thread on its own stream), serialised with every other

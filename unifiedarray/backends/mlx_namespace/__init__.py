@@ -61,6 +61,7 @@ import array_api_compat.numpy as _compat
 import mlx.core as _mx
 import numpy as _np
 
+from ..mlx_evaluation import FAILURES as _FAILURES
 from ..mlx_evaluation import guard as _guard
 from . import fft, linalg
 from ._core import DEFAULT_COMPLEX as _DEFAULT_COMPLEX
@@ -94,6 +95,7 @@ from ._creation import (
 )
 from ._elementwise import FUNCTIONS as _ELEMENTWISE
 from ._elementwise import clip
+from ._elementwise import direct_impl as _direct_impl
 from ._extensions import cross, cumprod, cumsum, einsum, pad, sliding_window_view
 from ._indexing import getitem, setitem, take, take_along_axis, view_getitem, view_permute
 from ._linear import matmul, tensordot, vecdot
@@ -147,6 +149,7 @@ from ._statistical import (
     sum,
     var,
 )
+from ._statistical import direct_reduction as _direct_reduction
 
 __array_api_version__ = "2025.12"
 
@@ -337,3 +340,31 @@ for _name in list(globals()):
 del _name, _fn
 
 __all__ = sorted([n for n in globals() if not n.startswith("_") and n not in ("annotations",)])
+
+# The public functions as this module made them (guarded): a function
+# replaced later (a test's injected failure) is never taken directly.
+_ORIGINALS = {n: globals()[n] for n in __all__}
+
+#: The reductions :func:`direct_function` answers for (whole array, no keyword).
+DIRECT_REDUCTIONS = frozenset(["sum", "prod", "mean", "max", "min"])
+
+
+def direct_function(name: str, fn: _Any, signature: tuple[_Any, ...]) -> _Any:
+    """The MLX function (an ``mlx.core`` function or a namespace impl) that
+    ``fn``, this namespace's function ``name`` as the dispatch resolved it,
+    is for arguments of ``signature``, for the dispatch's fast path:
+    elementwise functions, MLX dtypes for arrays and Python types for
+    scalars (once the function's own first call with that signature has
+    judged it direct: nothing to cast, no float64 stream, MLX's result of
+    the required dtype); :data:`DIRECT_REDUCTIONS`, ``(MLX dtype, ndim)``
+    of a non-empty array reduced whole without keywords.  False where there
+    is none (final): ``fn`` is not this module's own function (a corrected
+    or a replaced one), ``name`` has a row in the failure table, or the
+    signature was judged not direct; None where no call has judged it yet.
+    Nothing is evaluated, nothing checked at the call: the caller calls it
+    through :func:`unifiedarray.backends.mlx_evaluation.direct_call`."""
+    if fn is not _ORIGINALS.get(name) or name in _FAILURES:
+        return False
+    if name in DIRECT_REDUCTIONS:
+        return _direct_reduction(name, *signature)
+    return _direct_impl(name, signature)

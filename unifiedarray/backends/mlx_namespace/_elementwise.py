@@ -307,7 +307,7 @@ def _complex(re: Array, im: Array) -> Array:
 
 def _divide(a: Array, b: Array) -> Array:
     out = mx.divide(a, b)
-    if a.dtype != mx.complex64:
+    if out.dtype != mx.complex64:  # (a may be a Python float: see _PLAIN_MLX)
         return out
     # By a complex zero MLX divides by its signed parts (giving -inf for
     # 1 / (-0 + 0j)); NumPy divides each part by |b| = +0.
@@ -462,8 +462,8 @@ def _is_direct(plan: _Plan, args: tuple, computed: tuple) -> bool:
 # array's dtype, round to nearest, overflow to inf, -0.0 kept): with these,
 # a Python float may reach MLX as it is.
 _PLAIN_MLX = frozenset([mx.add, mx.subtract, mx.multiply, mx.maximum, mx.minimum, mx.arctan2]) | frozenset(
-    [mx.equal, mx.not_equal, mx.less, mx.less_equal, mx.greater, mx.greater_equal]
-)
+    [mx.equal, mx.not_equal, mx.less, mx.less_equal, mx.greater, mx.greater_equal, _divide]
+)  # _divide: mx.divide for every real dtype
 _WEAK_FLOAT_TARGETS = frozenset([mx.float16, mx.float32])
 
 
@@ -477,10 +477,40 @@ def _is_weak_float_pair(impl: Callable[..., Array], plan: _Plan, x1: Any, x2: An
     return type(arr) is mx.array and arr.dtype in _WEAK_FLOAT_TARGETS and dtype_of(arr) == plan.compute
 
 
+#: name -> (impl, the signatures judged direct, the signatures judged) of
+#: every generated function: what :func:`direct_impl` reads (the
+#: dispatch's fast path on MLX takes a signature only once its function's
+#: own first call has judged it direct).
+VERDICTS: dict[str, tuple[Callable[..., Array], set[Any], set[Any], dict[Any, _Plan]]] = {}
+
+
+def direct_impl(name: str, signature: tuple) -> tuple[Callable[..., Array], mx.Dtype] | bool | None:
+    """What the generated function ``name`` is for arguments of
+    ``signature`` (MLX dtypes for arrays, Python types for scalars): its
+    ``impl`` alone, with the result's MLX dtype, where a call has judged the
+    signature direct (the impl may return its argument, ``positive``: the
+    caller makes a fresh handle of it, as the generated function does),
+    False where a call
+    has judged it not direct or there is no such function (final), None
+    where no call has judged it yet."""
+    entry = VERDICTS.get(name)
+    if entry is None:
+        return False
+    impl, direct, judged, plans = entry
+    key = signature[0] if len(signature) == 1 else signature
+    if key in direct:
+        plain = _MLX_EXCEPT.get(impl)
+        if plain is not None and not any(s is plain[1] for s in signature):
+            impl = plain[0]
+        return impl, plans[key].out
+    return False if key in judged else None
+
+
 def _make_unary(name: str, impl: Callable[[Array], Array]) -> Callable[[Array], Array]:
     plans: dict[Any, _Plan] = {}
     direct: set[Any] = set()
     judged: set[Any] = set()
+    VERDICTS[name] = (impl, direct, judged, plans)
 
     def fn(x: Array, /) -> Array:
         sig = _signature(x)
@@ -509,6 +539,8 @@ def _make_binary(name: str, impl: Callable[[Array, Array], Array]) -> Callable[[
     plans: dict[Any, _Plan] = {}
     direct: set[Any] = set()
     judged: set[Any] = set()
+    if name not in _CHECKED_AFTER:
+        VERDICTS[name] = (impl, direct, judged, plans)
 
     compares = name in _rules.COMPARISONS
 
@@ -605,6 +637,18 @@ _BOOL_OF_COMPLEX128: dict[str, Callable[[Parts, Parts], Array]] = {
     "logical_xor": lambda a, b: _truth(a) != _truth(b),
 }
 
+
+# Impls that are one MLX function (which takes stream=) for arguments of
+# every dtype but one: what direct_impl gives for a direct signature without it.
+_MLX_EXCEPT: dict[Callable[..., Array], tuple[Callable[..., Array], Any]] = {
+    _sin: (mx.sin, mx.float64),
+    _cos: (mx.cos, mx.float64),
+    _divide: (mx.divide, mx.complex64),
+}
+
+# Generated functions that check more than their impl (pow: integers to
+# negative powers, wrapped below): never direct.
+_CHECKED_AFTER = frozenset(["pow"])
 
 FUNCTIONS: dict[str, Callable[..., Array]] = {}
 for _name, _impl in UNARY.items():

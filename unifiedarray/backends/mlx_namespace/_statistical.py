@@ -58,6 +58,9 @@ def _empty_result(name: str, shape: tuple[int, ...], axes: tuple[int, ...], keep
 # calls that need no cast, no float64 stream and no special case: what a
 # call with that signature did once, MLX's reduction alone after that.
 _DIRECT: dict[tuple, list[int]] = {}
+# The signatures a call has found not direct (the verdict is the same for
+# every call of a signature).
+_JUDGED: set[tuple] = set()
 
 
 def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, dtype: Any, keepdims: bool) -> Array:
@@ -80,9 +83,12 @@ def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, d
         # the checks above.
         res = reduce(x, axis=list(axes), keepdims=keepdims)
         if res.dtype != mdt:
+            _JUDGED.add(key)
             return res.astype(mdt)
         _DIRECT[key] = list(axes)
         return res
+    if key is not None:
+        _JUDGED.add(key)
     with cpu_if(out, x.dtype):
         if x.size == 0 and axes:
             return _empty_result(name, tuple(x.shape), axes, keepdims, mdt)
@@ -93,6 +99,30 @@ def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, d
         # MLX widens small integers (a uint8 sum is uint32); the standard's
         # dtype= wins, wrapping around as NumPy's does.
         return res if res.dtype == mdt else res.astype(mdt)
+
+
+_REDUCE = {"sum": mx.sum, "prod": mx.prod, "mean": mx.mean, "max": mx.max, "min": mx.min}
+
+
+def direct_reduction(name: str, dtype: Any, ndim: int) -> tuple[Callable[..., Array], Any] | bool | None:
+    """What ``name`` (``sum``, ``prod``, ``mean``, ``max``, ``min``) with no
+    keyword is for a non-empty array of MLX dtype ``dtype`` with ``ndim``
+    dimensions: MLX's reduction over every axis alone (``reduce(x)``), and
+    the result's dtype (``dtype``: it is kept), where
+    that is what the function does (for ``sum``, ``prod`` and ``mean``, once
+    a call has judged the signature direct); False where it is not (final);
+    None where no call has judged it yet."""
+    reduce = _REDUCE.get(name)
+    if reduce is None:
+        return False
+    if name == "max" or name == "min":
+        # _extreme: MLX's reduction alone for every real dtype but float64
+        # (its stream on a GPU device) over at least one axis.
+        return (reduce, dtype) if ndim and dtype != mx.complex64 and dtype != mx.float64 else False
+    key = (name, dtype, ndim, None, None, False)
+    if key in _DIRECT:
+        return reduce, dtype
+    return False if key in _JUDGED else None
 
 
 def sum(x: Array, /, *, axis: Axis = None, dtype: Any = None, keepdims: bool = False) -> Array:
