@@ -493,7 +493,7 @@ class UnifiedBuffer:
         steps of :meth:`_move_to` that apply there, and no others.  Else
         :meth:`_acquire` itself."""
         with self._lock:
-            src = self._placement
+            src = self.placement
             native = self._solo
             backend = backend_for(src)
             valid = self._valid

@@ -87,7 +87,7 @@ def unary(name: str, x: UnifiedArray) -> UnifiedArray:
                 except Exception:  # the general path raises the call's own error
                     res = None
                 if res is not None:
-                    out = _new(UnifiedArray)
+                    out = UnifiedArray()
                     shape = out.extent = x.extent
                     out.buffer = _adopt_buffer(res, dev, dtype, shape)
                     out.chain = out.host_view = None
@@ -204,7 +204,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                 except Exception:  # the general path below raises the call's own error
                     res = None
                 if res is not None:
-                    out = _new(UnifiedArray)
+                    out = UnifiedArray()
                     shape = x.extent
                     if ty is UnifiedArray and y.extent != shape:
                         shape = res.shape  # broadcast
