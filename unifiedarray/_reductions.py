@@ -17,17 +17,13 @@ import numpy as np
 
 from . import _rules, compute
 from ._array import UnifiedArray
-from ._buffer import adopt as _adopt_buffer
 from ._calls import call, require_real, traced_call
 from ._devices import CPU
-from ._operators import DIRECT as _DIRECT
-from ._operators import direct_for
+from ._operators import run_direct
 from ._resolve import RESOLVED, resolve
 from ._results import adopt
 
 __all__ = ["HOST_REDUCE", "on_device", "reduction"]
-
-_new = object.__new__  # bound once, as in _results
 
 # Whether some thread may be in strict mode (see unifiedarray._rules.ACTIVE).
 _STRICT_ACTIVE = _rules.ACTIVE
@@ -65,19 +61,7 @@ def on_device(name: str, x: UnifiedArray) -> UnifiedArray | None:
     fn = RESOLVED.get((dev, name)) or resolve(dev, name)
     if fn is None:
         return None
-    key = (fn, buf.dtype, len(shape))
-    call_direct, dtype = _DIRECT.get(key) or direct_for(key, dev, name)
-    if call_direct is None:
-        return None
-    try:
-        res = call_direct(base)
-    except Exception:  # the general path raises the call's own error
-        return None
-    out = _new(UnifiedArray)
-    out.extent = ()
-    out.buffer = _adopt_buffer(res, dev, dtype, ())
-    out.chain = out.host_view = None
-    return out
+    return run_direct((fn, buf.dtype, len(shape)), dev, name, (base,))
 
 
 def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool) -> UnifiedArray:
