@@ -815,10 +815,7 @@ def _numpy_log1p(xp: Any) -> Callable[..., Any]:
         far = xp.log(big) + 0.5 * xp.log1p(ratio * ratio)
         near = 0.5 * xp.log1p(re * (re + 2) + im * im)
         modulus = _special_modulus(xp, re, im, xp.where(xp.abs(re) + xp.abs(im) < 0.5, near, far))
-        out = xp.empty(x.shape, dtype=x.dtype)
-        out.real = modulus
-        out.imag = xp.arctan2(im, shifted)
-        return out
+        return _complex(xp, x, modulus, xp.arctan2(im, shifted))
 
     log1p.__doc__ = generated.__doc__
     return log1p
@@ -846,27 +843,19 @@ def _numpy_logarithm(xp: Any, name: str) -> Callable[..., Any]:
         if kind == "c":
             re, im = xp.real(x), xp.imag(x)
             if size == 8:  # complex64: its parts in float64, exactly (float32 subnormals are flushed)
-                re, im = _float32_as_float64(xp, re), _float32_as_float64(xp, im)
+                re, im = _float32_in_float64(xp, re)[1], _float32_in_float64(xp, im)[1]
             big, ratio = _scaled_modulus(xp, re, im)
             modulus = _special_modulus(xp, re, im, xp.log(big) + 0.5 * xp.log1p(ratio * ratio))
-            out = xp.empty(x.shape, dtype=x.dtype)
-            out.real = modulus / ln_base if ln_base != 1.0 else modulus
             angle = xp.arctan2(im, re)
-            out.imag = angle / ln_base if ln_base != 1.0 else angle
-            return out
+            if ln_base != 1.0:
+                modulus, angle = modulus / ln_base, angle / ln_base
+            return _complex(xp, x, modulus, angle)
         result = generated(x)
         if kind == "f" and size == 4:
-            # Found from the bits, not by comparing floats: with subnormals
-            # flushed, a comparison may see them as zeros too.
-            bits = x.view(xp.int32)
-            magnitude = bits & 0x7FFFFFFF
-            subnormal = (magnitude > 0) & (magnitude < 0x00800000)
-            significand = magnitude.astype(xp.float32)  # a subnormal's bits are its significand
-            exact = generated(xp.where(subnormal, significand, 1)) + xp.asarray(
-                _FLOAT32_SUBNORMAL_EXPONENT * np.log(2.0) / ln_base, dtype=xp.float32
-            )
-            exact = xp.where(bits < 0, xp.asarray(np.nan, dtype=xp.float32), exact)  # a negative one: NaN
-            result = xp.where(subnormal, exact, result)
+            # A subnormal's logarithm in float64, where it is not flushed
+            # (a negative one's is NaN there too), rounded back.
+            subnormal, wide = _float32_in_float64(xp, x)
+            result = xp.where(subnormal, generated(wide).astype(xp.float32), result)
         return result
 
     logarithm.__name__ = logarithm.__qualname__ = name
@@ -874,16 +863,26 @@ def _numpy_logarithm(xp: Any, name: str) -> Callable[..., Any]:
     return logarithm
 
 
-def _float32_as_float64(xp: Any, a: Any) -> Any:
-    """A float32 array in float64, exactly, subnormals included: CuPy's
-    kernels flush float32 subnormals to zero (seen on an H200), in a
-    conversion as in arithmetic, so a subnormal is rebuilt from its bits
-    (``significand * 2**-149``, in float64, which is not flushed)."""
+def _float32_in_float64(xp: Any, a: Any) -> tuple[Any, Any]:
+    """Where the float32 array ``a`` holds subnormals, and ``a`` in float64,
+    exactly, subnormals included: CuPy's kernels flush float32 subnormals to
+    zero (seen on an H200), in conversions, arithmetic and comparisons
+    alike, so they are found and rebuilt from the bits (``significand *
+    2**-149``, in float64, which is not flushed)."""
     bits = a.view(xp.int32)
     magnitude = bits & 0x7FFFFFFF
     subnormal = (magnitude > 0) & (magnitude < 0x00800000)
     rebuilt = magnitude.astype(xp.float64) * 2.0**_FLOAT32_SUBNORMAL_EXPONENT
-    return xp.where(subnormal, xp.where(bits < 0, -rebuilt, rebuilt), a.astype(xp.float64))
+    return subnormal, xp.where(subnormal, xp.where(bits < 0, -rebuilt, rebuilt), a.astype(xp.float64))
+
+
+def _complex(xp: Any, like: Any, re: Any, im: Any) -> Any:
+    """A complex array of ``like``'s shape and dtype from its parts (set
+    part by part: ``re + 1j * im`` would turn an infinite part into NaN)."""
+    out = xp.empty(like.shape, dtype=like.dtype)
+    out.real = re
+    out.imag = im
+    return out
 
 
 def _integer_kind(x: Any) -> bool:
