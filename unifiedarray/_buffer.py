@@ -480,47 +480,7 @@ class UnifiedBuffer:
             solo = self._solo  # read first: see _copies
             copies = self._copies_made
             return solo if copies is None else copies[dev]
-        if dev is CPU and self._copies_made is None:
-            return self._download_solo(reason, explicit)
         return self._acquire(dev, False, reason, explicit)
-
-    def _download_solo(self, reason: str, explicit: bool) -> Any:
-        """:meth:`_acquire` of the host copy for a read, where the one copy
-        is a device's, adopted (a result on a device read for the first
-        time: a Python scalar, ``tolist``), no lease, host alias, pool or
-        move in flight, and the device queues its work in order
-        (``Backend.writer_stream`` is None: no stream to follow): the
-        steps of :meth:`_move_to` that apply there, and no others.  Else
-        :meth:`_acquire` itself."""
-        with self._lock:
-            src = self.placement
-            native = self._solo
-            backend = backend_for(src)
-            valid = self._valid
-            if (
-                native is None
-                or self._copies_made is not None
-                or self._released
-                or self._pending is not None
-                or self._leased is not None
-                or self._after is not None
-                or self._anchor is not None
-                or self._pool_allocation is not None
-                or len(valid) != 1
-                or src not in valid
-                or backend.writer_stream(src) is not None
-            ):
-                return self._acquire(CPU, False, reason, explicit)
-            hop = transfer(str(src), "cpu", self.nbytes, reason, explicit)  # judged before anything changes
-            host = self._allocate(CPU, zero=False)
-            with hop as move:
-                # The device's pending work (MLX's lazy graph) is waited for apart.
-                move.wait_for(backend.evaluate, native)
-                backend.download(native, host)
-            self._copies = {src: native, CPU: host}
-            self._valid = frozenset((src, CPU))
-            self._refresh()
-            return host
 
     def allocated(self, dev: Device) -> Any:
         """The copy on ``dev``, current or stale, or None: for what a copy
