@@ -6,6 +6,7 @@ the script's own folder, ``benchmarks/``, first on ``sys.path``).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import os
 import platform
@@ -146,6 +147,40 @@ def _uname_a(uname: Any) -> str:
     return out or " ".join([uname.system, uname.node, uname.release, uname.version, uname.machine])
 
 
+def pin_to_one_cpu() -> int | None:
+    """Run every thread of this process, and every thread it starts later,
+    on one CPU (the one the calling thread runs on now); returns it, or
+    None where the platform cannot pin (not Linux).
+
+    Why: MLX evaluates on a thread of its own and its caller sleeps until
+    that thread is done, so a small read is two thread wake-ups.  Where the
+    scheduler puts the MLX thread on a CPU other than the caller's (an idle
+    one, on a VM a halted virtual CPU), each wake-up costs tens of µs more,
+    and which it does changes from one process to the next: raw MLX's own
+    read of a small result took about 20 or about 90 µs on the 2-core VM.
+    On one CPU both wake-ups are plain context switches, the same in every
+    run, so the ratio to raw MLX measures the library, not the placement.
+    """
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cpu = os.sched_getaffinity(0)
+    here = _current_cpu()
+    target = here if here in cpu else min(cpu)
+    for tid in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(int(tid), {target})
+    return target
+
+
+def _current_cpu() -> int:
+    """The CPU the calling thread runs on (Linux: field 39 of its stat)."""
+    try:
+        with open("/proc/thread-self/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[36])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
 def machine_info() -> dict[str, str]:
     """The facts a reader needs to judge the figures."""
     uname = platform.uname()
@@ -156,7 +191,7 @@ def machine_info() -> dict[str, str]:
     return {
         "date": _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
         "uname -a": _uname_a(uname),
-        "nproc": str(affinity),
+        "nproc": str(affinity) + (" (pinned)" if affinity == 1 and (os.cpu_count() or 1) > 1 else ""),
         "CPU": cpu_model(),
         "Python": platform.python_version(),
         "NumPy": _version("numpy"),

@@ -27,8 +27,14 @@ reading thread sleeps while MLX's stream thread computes), which the
 fastest wall batches do.
 
 Run: ``python benchmarks/bench_small.py [--markdown] [--quick] [--rounds N]
-[--json FILE] [--verbose] [--no-plot]`` (under a minute; ``--quick`` a few
-seconds, not a measurement).
+[--json FILE] [--verbose] [--pin] [--no-plot]`` (under a minute;
+``--quick`` a few seconds, not a measurement).
+
+``--pin`` runs every thread of the process on one CPU (see
+``_common.pin_to_one_cpu``): MLX's reads are then two context switches in
+every run instead of two wake-ups of an idle CPU in some runs and not in
+others, which made the MLX read's ratio range from 0.6× to 8× between
+runs.  The host cases are unaffected.
 """
 
 from __future__ import annotations
@@ -154,8 +160,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=0, help="rounds per case (default 100; --quick 4)")
     parser.add_argument("--json", metavar="FILE", help="write every measurement, per round, to FILE")
     parser.add_argument("--verbose", action="store_true", help="also print median CPU and minimum wall times")
+    parser.add_argument("--pin", action="store_true", help="run every thread on one CPU (see the docstring)")
     C.add_plot_option(parser, "bench_small")
     args = parser.parse_args()
+    if args.pin and C.pin_to_one_cpu() is None:
+        parser.error("--pin needs Linux's sched_setaffinity")
     rounds = C.round_multiple(args.rounds or (4 if args.quick else 100), 2)
     info = C.machine_info()
     print(C.info_block(args.markdown, info))

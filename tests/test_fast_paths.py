@@ -316,6 +316,7 @@ SCALAR_OPS += ["equal", "less", "greater_equal", "bitwise_and", "bitwise_left_sh
 SCALARS = st.one_of(
     st.booleans(),
     st.sampled_from([0, 1, -1, 7, 127, 128, 255, 256, -129, 300, 2**31, 2**63 - 1, 2**63, -(2**63) - 1, 2**70]),
+    st.sampled_from([2**1100, -(2**1100)]),  # beyond every float: outside the bounds the rules record
     st.sampled_from([0.5, -2.0, float("inf"), float("nan"), 1e300]),
     st.sampled_from([1j, 2.5 - 1j]),
 )
@@ -345,6 +346,45 @@ def test_scalar_operands_fast_path_matches_the_general_path(data, dtype, name, v
             fast = outcome(lambda: _operators.operate(x, v, name, reflected))  # noqa: B023
             general = outcome(lambda: _operators.operate_general(x, v, name, reflected))  # noqa: B023
             assert fast == general, (v, type(v))
+
+
+ZERO_D_UNARY = ["sin", "negative", "abs", "isnan", "sqrt", "floor", "logical_not"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(DTYPES),
+    name=st.sampled_from(SCALAR_OPS + ZERO_D_UNARY),
+    operand=st.sampled_from(["scalar", "0-d", "1-d"]),
+)
+def test_0d_arrays_take_the_fast_path_alone(data, dtype, name, operand):
+    """A 0-d host array (a reduction's result, a convergence check's
+    value) goes through the operators' host fast path once, although
+    NumPy's ufunc gives a scalar for it, and never on to the general path
+    as well (which computed it a second time); what it gives is what the
+    general path gives."""
+    x = xp.asarray(data.draw(hnp.arrays(dtype, ())))
+    if name in ZERO_D_UNARY:
+        args: tuple = (name, x)
+        fast_path, general_path = _operators.unary, lambda name, x: _calls.call(name, (x,))
+    else:
+        if operand == "scalar":
+            y = data.draw(SCALARS)
+        else:
+            y = xp.asarray(data.draw(hnp.arrays(dtype, () if operand == "0-d" else (2,))))
+        args = (x, y, name)
+        fast_path, general_path = _operators.operate, _operators.operate_general
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast = outcome(lambda: fast_path(*args))
+        assert fast == outcome(lambda: general_path(*args))
+        scalar = operand == "scalar" and name not in ZERO_D_UNARY
+        if isinstance(fast, tuple) and not (scalar and _operators.check_scalar(x, y, name) is not None):
+            # A success that the rules did not answer as a constant: the fast path's own.
+            never = mock.Mock(side_effect=AssertionError("the general path was taken"))
+            with mock.patch.object(_operators, "call", never), mock.patch.object(_operators, "operate_general", never):
+                fast_path(*args)
 
 
 # -- the direct functions on a device (Backend.direct: MLX's kernel alone) ------------------------

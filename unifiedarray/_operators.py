@@ -52,10 +52,13 @@ __all__ = [
 
 _BOOL = np.dtype(np.bool_)
 _NDARRAY = np.ndarray
+_NP_SCALAR = np.generic
 # Whether some thread may be in strict mode (the rules' own count): while it
 # is 0 the fast paths skip strict mode's checks of arrays.
 _STRICT_ACTIVE = _rules.ACTIVE
 _SCALAR_PASSES = _rules.SCALAR_PASSES
+_NO_PASSES: dict[Any, Any] = {}
+_UNJUDGED = (1, 0)  # a type the rules have not judged: no value is within these bounds
 # PYTHON_TYPES as a set: a type's membership is one hash, where the tuple
 # compares it with each of its members in turn.
 _SCALAR_TYPES = frozenset(PYTHON_TYPES)
@@ -77,13 +80,16 @@ def unary(name: str, x: UnifiedArray) -> UnifiedArray:
         except KeyError:
             fn = _HOST_FN[name] = resolve(CPU, name)
         res = fn(host)
-        if type(res) is _NDARRAY and res is not host and res.base is None:
-            # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small call
-            out = UnifiedArray()
-            shape = out.extent = res.shape
-            out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
-            out.chain = out.host_view = None
-            return out
+        if type(res) is _NDARRAY:
+            if res is not host and res.base is None:
+                # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small call
+                out = UnifiedArray()
+                shape = out.extent = res.shape
+                out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
+                out.chain = out.host_view = None
+                return out
+        elif isinstance(res, _NP_SCALAR):
+            return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d input: NumPy gives a scalar
     elif x.chain is None and (base := x.buffer.ready) is not None:
         # On a device, current: the backend's direct function (see operate).
         dev = x.buffer.placement
@@ -109,11 +115,12 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         if _STRICT_ACTIVE[0]:
             _rules.binary_arrays(name, buf.dtype, y.buffer.dtype)
     elif ty in _SCALAR_TYPES:
-        # The rules' answer: from the passes they recorded (a type every
-        # value of which passes, outside strict mode), else asked.
-        passes = _SCALAR_PASSES[reflected].get(name)
-        known = passes is not None and not _STRICT_ACTIVE[0] and ty in passes.get(buf.dtype, ())
-        if not known and check_scalar(x, y, name, reflected) is not None:
+        # The rules' answer: from the passes they recorded (outside strict
+        # mode: every value of the type, or those within bounds), else asked.
+        bounds = _SCALAR_PASSES[reflected].get(name, _NO_PASSES).get(buf.dtype, _NO_PASSES).get(ty, _UNJUDGED)
+        if (
+            _STRICT_ACTIVE[0] or (bounds is not None and (bounds is _UNJUDGED or not bounds[0] <= y <= bounds[1]))
+        ) and check_scalar(x, y, name, reflected) is not None:
             return operate_general(x, y, name, reflected)  # a comparison's constant answer
     # The fast path: arrays on the host, current, nothing in flight, whole or
     # views whose native view is at hand (``A.T @ b``, ``s[:, None] - d``).
@@ -172,6 +179,8 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                 out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
                 out.chain = out.host_view = None
                 return out
+            if isinstance(res, _NP_SCALAR):
+                return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # 0-d operands: NumPy gives a scalar
             return wrap_result(res, CPU)
     elif (base := buf.ready) is not None:
         # The same on a device: arrays whose copies there are current, whole

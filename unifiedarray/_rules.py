@@ -283,12 +283,15 @@ _PASS = None  # the backend takes the value as it is
 # lookup of a tuple holding a dtype.
 _SCALAR_PLANS: list[list[dict[str, dict[np.dtype, dict[type, Any]]]]] = [[{}, {}], [{}, {}]]
 #: The default mode's passes, as :func:`binary_scalar` decides them:
-#: ``SCALAR_PASSES[reflected][op][dtype]`` holds the Python scalar types
-#: whose every value ``binary_scalar`` passes as it is (answers None for)
-#: outside strict mode.  The operators' fast path asks it first while no
-#: thread is strict (``ACTIVE[0] == 0``), and ``binary_scalar`` where it
-#: has no entry; only ``binary_scalar`` fills it.
-SCALAR_PASSES: list[dict[str, dict[np.dtype, set[type]]]] = [{}, {}]
+#: ``SCALAR_PASSES[reflected][op][dtype][scalar type]`` is None where
+#: ``binary_scalar`` passes every value of the type as it is (answers None
+#: for it) outside strict mode, and ``(lo, hi)`` where it passes the values
+#: from ``lo`` to ``hi`` (a Python int with a float array: the ints a float
+#: holds; outside them it raises, or answers a comparison's constant).  The
+#: operators' fast path asks it first while no thread is strict
+#: (``ACTIVE[0] == 0``), and ``binary_scalar`` where it has no entry or the
+#: value is out of bounds; only ``binary_scalar`` fills it.
+SCALAR_PASSES: list[dict[str, dict[np.dtype, dict[type, tuple[int, int] | None]]]] = [{}, {}]
 
 
 def plan_count() -> int:
@@ -391,8 +394,9 @@ def binary_scalar(op: str, dtype: np.dtype, value: Any, reflected: bool = False)
         plan = _scalar_plan(op, dtype, type(value), bool(strict_mode), reflected)
         by_op = _SCALAR_PLANS[strict_mode][reflected]
         by_op.setdefault(op, {}).setdefault(dtype, {})[type(value)] = plan
-        if plan is _PASS and not strict_mode:
-            SCALAR_PASSES[reflected].setdefault(op, {}).setdefault(dtype, set()).add(type(value))
+        if not strict_mode and (plan is _PASS or type(plan) is _Range):
+            bounds = None if plan is _PASS else (plan[0], plan[1])
+            SCALAR_PASSES[reflected].setdefault(op, {}).setdefault(dtype, {})[type(value)] = bounds
     if plan is _PASS:
         return None
     if type(plan) is _Refuse:
