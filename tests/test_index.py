@@ -144,7 +144,7 @@ def test_the_reading_is_numpys_shape_positions_and_error(case: tuple) -> None:
         assert all(k is None or type(k) is slice or k >= 0 for k in ix.basic)
 
 
-BOUNDS = st.none() | st.integers(-7, 7)
+BOUNDS = st.none() | st.integers(-7, 7) | st.sampled_from([np.int64(2), np.int8(-1), 1.5])  # __index__, and not
 ITEMS = st.builds(slice, BOUNDS, BOUNDS, st.none() | st.integers(-3, 3)) | st.none() | st.integers(-6, 6)
 
 

@@ -127,22 +127,33 @@ def basic_shape(shape: tuple[int, ...], key: Any) -> tuple[int, ...]:
     touching no data: :func:`normalise`'s shape, with a shortcut for the
     commonest keys (slices and new axes, then ``...``)."""
     if type(key) is tuple and key and key[-1] is Ellipsis:
-        head = key[:-1]
-        if all(type(k) is slice or k is None for k in head) and sum(k is not None for k in head) <= len(shape):
-            out, axis = [], 0
+        first = key[0]
+        if len(key) == 2 and type(first) is slice and shape and first.step != 0:
+            # The commonest of all, one slice (a device array's a[1:3]).
             try:
-                for k in head:
-                    if k is None:
-                        out.append(1)
-                    else:
-                        if k.step == 0:
-                            break
-                        out.append(len(range(*k.indices(shape[axis]))))
-                        axis += 1
-                else:
-                    return (*out, *shape[axis:])
+                start, stop, step = first.indices(shape[0])
             except (TypeError, ValueError):
                 pass  # normalise raises NumPy's error
+            else:
+                return (len(range(start, stop, step)), *shape[1:])
+        # One pass, no generator: a device array's slice (MLX's a[1:3]) is
+        # mostly this.  Anything but slices (of a non-zero step, as many as
+        # the axes) and new axes before the Ellipsis goes to normalise.
+        out: list[int] = []
+        axis, ndim = 0, len(shape)
+        try:
+            for k in key[:-1]:
+                if k is None:
+                    out.append(1)
+                    continue
+                if type(k) is not slice or axis == ndim or k.step == 0:
+                    break
+                out.append(len(range(*k.indices(shape[axis]))))
+                axis += 1
+            else:
+                return (*out, *shape[axis:])
+        except (TypeError, ValueError):
+            pass  # normalise raises NumPy's error
     return normalise(shape, key).shape
 
 
