@@ -1177,7 +1177,7 @@ def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] |
     self.placement = device
     self._copies_made = None  # made on first use: {device: native} (see UnifiedBuffer._copies)
     self._solo = native
-    self._valid = _ONLY_CPU if device is CPU else _only(device)
+    self._valid = _ONLY_CPU if device is CPU else (_ONLY.get(device) or _only(device))  # _only, inlined
     self._lock_obj = None
     self._anchor = None
     self._leased = None
