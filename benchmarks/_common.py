@@ -12,7 +12,8 @@ import os
 import platform
 import statistics
 import sys
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -147,29 +148,47 @@ def _uname_a(uname: Any) -> str:
     return out or " ".join([uname.system, uname.node, uname.release, uname.version, uname.machine])
 
 
-def pin_to_one_cpu() -> int | None:
+def pin_to_one_cpu(probe: Callable[[], Any] | None = None) -> int | None:
     """Run every thread of this process, and every thread it starts later,
-    on one CPU (the one the calling thread runs on now); returns it, or
-    None where the platform cannot pin (not Linux).
+    on one CPU; returns it, or None where the platform cannot pin (not
+    Linux).  With ``probe``, the CPU where ``probe()`` runs fastest (each
+    allowed CPU tried in turn), else the one the calling thread is on.
 
     Why: MLX evaluates on a thread of its own and its caller sleeps until
-    that thread is done, so a small read is two thread wake-ups.  Where the
-    scheduler puts the MLX thread on a CPU other than the caller's (an idle
-    one, on a VM a halted virtual CPU), each wake-up costs tens of µs more,
-    and which it does changes from one process to the next: raw MLX's own
-    read of a small result took about 20 or about 90 µs on the 2-core VM.
-    On one CPU both wake-ups are plain context switches, the same in every
-    run, so the ratio to raw MLX measures the library, not the placement.
+    that thread is done, so a small read is two thread wake-ups.  On the
+    2-core VM, raw MLX's read of a small result took about 16 µs or about
+    85 µs depending on which CPU the waiting thread was on, and which CPU
+    was the slow one changed within minutes (pure Python ran at the same
+    speed on both).  Unpinned, the two contenders of a round can meet
+    different modes; pinned to the CPU where a raw MLX read is fastest,
+    both meet the same, cheapest hand-off, the one where the library's own
+    cost weighs most.
     """
     if not hasattr(os, "sched_setaffinity"):
         return None
-    cpu = os.sched_getaffinity(0)
-    here = _current_cpu()
-    target = here if here in cpu else min(cpu)
-    for tid in os.listdir("/proc/self/task"):
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(int(tid), {target})
-    return target
+    allowed = sorted(os.sched_getaffinity(0))
+
+    def pin(cpu: int) -> None:
+        for tid in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(int(tid), {cpu})
+
+    if probe is None:
+        here = _current_cpu()
+        best = here if here in allowed else allowed[0]
+    else:
+        timings = {}
+        for cpu in allowed:
+            pin(cpu)
+            for _ in range(50):
+                probe()
+            t0 = time.perf_counter()
+            for _ in range(200):
+                probe()
+            timings[cpu] = time.perf_counter() - t0
+        best = min(timings, key=timings.__getitem__)
+    pin(best)
+    return best
 
 
 def _current_cpu() -> int:
@@ -191,7 +210,8 @@ def machine_info() -> dict[str, str]:
     return {
         "date": _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
         "uname -a": _uname_a(uname),
-        "nproc": str(affinity) + (" (pinned)" if affinity == 1 and (os.cpu_count() or 1) > 1 else ""),
+        "nproc": str(affinity)
+        + (f" (pinned to CPU {_current_cpu()})" if affinity == 1 and (os.cpu_count() or 1) > 1 else ""),
         "CPU": cpu_model(),
         "Python": platform.python_version(),
         "NumPy": _version("numpy"),

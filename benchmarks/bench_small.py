@@ -30,11 +30,11 @@ Run: ``python benchmarks/bench_small.py [--markdown] [--quick] [--rounds N]
 [--json FILE] [--verbose] [--pin] [--no-plot]`` (under a minute;
 ``--quick`` a few seconds, not a measurement).
 
-``--pin`` runs every thread of the process on one CPU (see
-``_common.pin_to_one_cpu``): MLX's reads are then two context switches in
-every run instead of two wake-ups of an idle CPU in some runs and not in
-others, which made the MLX read's ratio range from 0.6× to 8× between
-runs.  The host cases are unaffected.
+``--pin`` runs every thread of the process on the one CPU where a raw MLX
+read is fastest (see ``_common.pin_to_one_cpu``): unpinned, raw MLX's own
+small read took about 16 or about 85 µs depending on the CPU its caller
+ran on, so that the MLX read's ratio ranged from 0.6× to 8× between runs.
+The host cases are unaffected.
 """
 
 from __future__ import annotations
@@ -124,6 +124,16 @@ def mlx_cases() -> list[Case]:
     ]
 
 
+def _raw_mlx_read() -> Callable[[], Any] | None:
+    """Raw MLX's small read (``--pin``'s probe), or None without MLX."""
+    try:
+        import mlx.core as mx
+    except ImportError:
+        return None
+    ra = mx.array(np.arange(8, dtype=np.float32))
+    return lambda: mx.sum(ra + ra).item()
+
+
 def measure(contenders: dict[str, Callable[[], Any]], calls: int, rounds: int) -> dict[str, Any]:
     names = list(contenders)
     for fn in contenders.values():  # warm: resolved functions, caches
@@ -163,7 +173,7 @@ def main() -> None:
     parser.add_argument("--pin", action="store_true", help="run every thread on one CPU (see the docstring)")
     C.add_plot_option(parser, "bench_small")
     args = parser.parse_args()
-    if args.pin and C.pin_to_one_cpu() is None:
+    if args.pin and C.pin_to_one_cpu(_raw_mlx_read()) is None:
         parser.error("--pin needs Linux's sched_setaffinity")
     rounds = C.round_multiple(args.rounds or (4 if args.quick else 100), 2)
     info = C.machine_info()
