@@ -2,8 +2,9 @@
 
 What a change did to the small calls of ``bench_small.py`` that the dispatch's
 fast paths serve (8-element arrays): host ``a + b``, ``a[1:3]``,
-``sin(a)``, ``xp.sum(a)`` (float64), and MLX ``a + b`` (float32) where MLX
-is present.  Each checkout runs in a worker process of its own
+``sin(a)``, ``xp.sum(a)``, a Python int operand, a comparison, and a 0-d
+array's arithmetic, function and truth (float64), and MLX ``a + b``,
+``sin(a)`` and ``a[1:3]`` (float32) where MLX is present.  Each checkout runs in a worker process of its own
 (``PYTHONPATH=<checkout>``), both kept for the whole run; this script asks
 them for one batch each in turn, the order alternating from round to round,
 so that both halves of a ratio see the same machine noise.  A batch is timed
@@ -34,16 +35,24 @@ import unifiedarray as xp
 rng = np.random.default_rng(0)
 na, nb = rng.random(8), rng.random(8)
 a, b = xp.asarray(na), xp.asarray(nb)
+s = xp.sum(a)  # a 0-d array, as a reduction gives (a convergence check's value)
 cases = {
     "host a + b": (lambda: a + b, 2000),
     "host a[1:3]": (lambda: a[1:3], 4000),
     "host sin(a)": (lambda: xp.sin(a), 2000),
     "host xp.sum(a)": (lambda: xp.sum(a), 1000),
+    "host a + 1 (a Python int)": (lambda: a + 1, 2000),
+    "host a > 0": (lambda: a > 0, 2000),
+    "host s + 1.0 (s 0-d)": (lambda: s + 1.0, 2000),
+    "host sin(s) (s 0-d)": (lambda: xp.sin(s), 2000),
+    "host bool(s > 0.5)": (lambda: bool(s > 0.5), 2000),
 }
 if "mlx" in xp.__array_namespace_info__().devices():
     ma = xp.asarray(na.astype(np.float32), device="mlx")
     mb = xp.asarray(nb.astype(np.float32), device="mlx")
     cases["MLX a + b"] = (lambda: ma + mb, 300)
+    cases["MLX sin(a)"] = (lambda: xp.sin(ma), 300)
+    cases["MLX a[1:3]"] = (lambda: ma[1:3], 300)
 print(json.dumps(list(cases)), flush=True)
 for line in sys.stdin:
     fn, n = cases[json.loads(line)]
@@ -60,7 +69,12 @@ for line in sys.stdin:
 def _start(root: str) -> tuple[subprocess.Popen, list[str]]:
     env = dict(os.environ, PYTHONPATH=os.path.abspath(root))
     worker = subprocess.Popen(
-        [sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        [sys.executable, "-c", _WORKER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=os.path.abspath(root),  # "-c" puts the working directory first on the path: the checkout's own
     )
     assert worker.stdout is not None
     return worker, json.loads(worker.stdout.readline())
