@@ -69,6 +69,10 @@ __all__ = [
 ]
 
 BASIC_TYPES = (int, slice, type(Ellipsis), type(None))
+# The same as sets, for issuperset(map(type, key)): the loop runs in C (a
+# generator's frame per item costs more than the rest of a small view).
+_BASIC = frozenset(BASIC_TYPES)
+_INT = frozenset((int,))
 
 #: NumPy's messages, word for word.
 INVALID_INDEX = (
@@ -85,8 +89,8 @@ _INTP_MIN, _INTP_MAX = -(2**63), 2**63 - 1
 def is_basic_key(key: Any) -> bool:
     """Whether ``key`` is a basic index (no arrays, no lists, no booleans)."""
     if type(key) is tuple:
-        return all(type(k) in BASIC_TYPES for k in key)
-    return type(key) in BASIC_TYPES
+        return _BASIC.issuperset(map(type, key))
+    return type(key) in _BASIC
 
 
 def one_element(key: Any, ndim: int) -> bool:
@@ -96,7 +100,7 @@ def one_element(key: Any, ndim: int) -> bool:
         return ndim == 1
     if type(key) is not tuple or len(key) != ndim or ndim == 0:
         return False
-    return all(type(k) is int for k in key)
+    return _INT.issuperset(map(type, key))
 
 
 def view_key(key: Any) -> tuple:
