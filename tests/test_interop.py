@@ -4,14 +4,19 @@ tested with the real libraries, on every device present."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+from unittest import mock
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import unifiedarray as xp
-from unifiedarray import UnifiedArray
+from unifiedarray import UnifiedArray, _interop
 
 from .conftest import DEVICES, HAS_MLX, needs_mlx
 
@@ -869,3 +874,102 @@ def test_numpy_functions_answer_where_the_device_library_refuses(device):
     np.testing.assert_array_equal(np.asarray(got), expected)
     with pytest.raises(np.exceptions.AxisError):
         np.median(x, axis=2)
+
+
+# -- NumPy's calls on host-current arrays: the host fast path ---------------------------------
+
+HOST_CALLS = {
+    "sin": lambda a, b: np.sin(a),
+    "add scalar": lambda a, b: np.add(a, 2),
+    "multiply": lambda a, b: np.multiply(a, b),
+    "floor_divide": lambda a, b: np.floor_divide(a, b),
+    "dot": lambda a, b: np.dot(a, b),
+    "clip": lambda a, b: np.clip(a, 0.25, 0.75),
+    "sum axis": lambda a, b: np.sum(a, axis=-1),
+    "mean keepdims": lambda a, b: np.mean(a, axis=0, keepdims=True),
+    "argmax": lambda a, b: np.argmax(a),
+    "sort": lambda a, b: np.sort(a),
+    "cumsum": lambda a, b: np.cumsum(a),
+    "where": lambda a, b: np.where(a > 0.5, a, b),
+    "outer": lambda a, b: np.outer(a, b),
+    "round": lambda a, b: np.round(a, 2),
+    "isclose": lambda a, b: np.isclose(a, b),
+    "linalg.norm": lambda a, b: np.linalg.norm(a),
+    "diff": lambda a, b: np.diff(a),
+    "modf": lambda a, b: np.modf(a),
+    "bitwise_and": lambda a, b: np.bitwise_and(a, b),  # no loop for floats: NumPy's TypeError
+}
+
+
+def _numpy_outcome(fn):
+    """What a NumPy call gives: each result's dtype, shape and bytes (a
+    tuple for several), or the error's class."""
+    try:
+        with np.errstate(all="ignore"):
+            res = fn()
+    except MemoryError:
+        raise
+    except Exception as exc:  # the error's class is part of the answer
+        return type(exc)
+    items = res if isinstance(res, tuple) else (res,)
+    return tuple((np.asarray(r).dtype, np.shape(r), np.asarray(r).tobytes()) for r in items)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(["float64", "float32", "int64", "int8", "bool", "complex128"]),
+    name=st.sampled_from(sorted(HOST_CALLS)),
+    form=st.sampled_from(["whole", "slice", "0-d"]),
+)
+def test_numpy_calls_on_host_arrays_match_numpy_and_the_general_path(data, dtype, name, form):
+    """A NumPy function or ufunc called with UnifiedArrays current on the
+    host (whole, views, 0-d) takes the host fast path, which gives what
+    NumPy gives for the same data as ndarrays and what the general path
+    gives (values, dtypes, shapes, error classes); its results never share
+    memory with the arrays."""
+    shape = () if form == "0-d" else (data.draw(st.integers(2, 5)),)
+    na = data.draw(hnp.arrays(dtype, shape))
+    nb = data.draw(hnp.arrays(dtype, shape))
+    a, b = xp.asarray(na), xp.asarray(nb)
+    if form == "slice":
+        a, b, na, nb = a[::-1], b[::-1], na[::-1], nb[::-1]
+    fn = HOST_CALLS[name]
+    expected = _numpy_outcome(lambda: fn(na, nb))
+    fast = _numpy_outcome(lambda: fn(a, b))
+    with mock.patch.object(_interop, "_host_natives", lambda *args, **kwargs: None):
+        general = _numpy_outcome(lambda: fn(a, b))
+    assert fast == general
+    if isinstance(fast, type) or isinstance(expected, type):
+        assert fast == expected  # NumPy's own error, raised by NumPy on the same data
+    else:
+        assert len(fast) == len(expected)
+        for got, want in zip(fast, expected, strict=True):
+            assert got[:2] == want[:2]
+            np.testing.assert_array_equal(np.frombuffer(got[2], want[0]), np.frombuffer(want[2], want[0]))
+    before = (np.asarray(a).tobytes(), np.asarray(b).tobytes())
+    with np.errstate(all="ignore"), contextlib.suppress(Exception):
+        res = fn(a, b)
+        for r in res if isinstance(res, tuple) else (res,):
+            if type(r) is UnifiedArray:
+                r[...] = 0  # a result of its own: writing it reaches neither argument
+    assert (np.asarray(a).tobytes(), np.asarray(b).tobytes()) == before
+
+
+def test_numpy_calls_on_host_arrays_take_the_fast_path_alone():
+    # Where the fast path applies, the general path (which asks where every
+    # argument lives and converts each) is not taken at all.
+    a, b = xp.asarray([1.0, 2.0, 3.0]), xp.asarray([0.5, 0.5, 0.5])
+    with mock.patch.object(_interop, "_intake_ndarrays", side_effect=AssertionError("general path")):
+        assert np.sin(a).tolist() == np.sin([1.0, 2.0, 3.0]).tolist()
+        assert float(np.dot(a, b)) == 3.0
+        assert np.clip(a, 1.5, 2.5).tolist() == [1.5, 2.0, 2.5]
+
+        def sneaky(x):
+            x[0] = 100.0
+
+        # A function that writes into an argument it is not known to write
+        # gets read-only data on the fast path too, and fails loudly.
+        with pytest.raises(ValueError, match="read-only"):
+            a.__array_function__(sneaky, (UnifiedArray,), (a,), {})
+    assert a.tolist() == [1.0, 2.0, 3.0]

@@ -523,11 +523,14 @@ class UnifiedBuffer:
         readers never move a copy twice.
         """
         with self._lock:
-            self._check_alive()
+            if self._released:
+                self._check_alive()
             if self._pending is not None:
                 self._wait()
-            copies = self._copies
-            if dev is not CPU or len(copies) > 1 or (copies and CPU not in copies):
+            copies = self._copies_made  # None: one copy, on the placement (see _copies)
+            if dev is not CPU or (
+                self.placement is not CPU if copies is None else len(copies) > 1 or (copies and CPU not in copies)
+            ):
                 self._follow_streams(dev)  # this access's work goes after what it must follow, and is recorded
             if self._anchor is not None and dev is not CPU and self.host_aliased():
                 return self._acquire_past_alias(dev, write, reason, explicit, overwrite)
@@ -547,9 +550,12 @@ class UnifiedBuffer:
                     self._move_to(dev, reason, explicit, blocking)
             if write or overwrite:
                 self._version += 1  # what dask tokens and caches key on
-                if self._valid != frozenset((dev,)):
-                    self._set_valid(frozenset((dev,)))
-            return self._copies[dev]
+                only = _ONLY.get(dev) or _only(dev)
+                if self._valid != only:
+                    self._set_valid(only)
+            solo = self._solo  # read first: see _copies
+            copies = self._copies_made
+            return solo if copies is None else copies[dev]
 
     def _acquire_past_alias(self, dev: Device, write: bool, reason: str, explicit: bool, overwrite: bool) -> Any:
         """:meth:`_acquire` of a device copy while a host alias may be alive.

@@ -14,6 +14,9 @@ from ._array import UnifiedArray
 
 __all__ = ["take", "take_along_axis"]
 
+# A constant: ``float | list | tuple | np.ndarray`` builds a new union at every call.
+_INDEX_CONTAINERS = (float, list, tuple, np.ndarray)
+
 
 def take(x: UnifiedArray, indices: UnifiedArray, /, *, axis: int | None = None) -> UnifiedArray:
     """``take`` (indexing), run where its arrays live.
@@ -24,7 +27,7 @@ def take(x: UnifiedArray, indices: UnifiedArray, /, *, axis: int | None = None) 
     if axis is None and x.ndim > 1:
         raise ValueError(f"take: axis is required for an array of {x.ndim} dimensions")
     kind = indices.dtype.kind if type(indices) is UnifiedArray else None
-    if kind is None and isinstance(indices, float | list | tuple | np.ndarray):
+    if kind is None and isinstance(indices, _INDEX_CONTAINERS):
         kind = np.asarray(indices).dtype.kind
         if kind == "O":  # Python ints past int64 (2**70): NumPy's own OverflowError, below
             kind = None

@@ -20,6 +20,7 @@ Device('cpu')
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from typing import Any
 
@@ -67,12 +68,24 @@ _RENAMES = {"a_min": "min", "a_max": "max", "ddof": "correction", "tup": "arrays
 
 
 def _numpy_name(func: Any) -> str:
+    """The name a NumPy function is known by here (``"dot"``,
+    ``"linalg.solve"``), worked out once per function."""
+    try:
+        return _NUMPY_NAMES[func]
+    except (KeyError, TypeError):  # TypeError: an unhashable callable, named each time
+        pass
     mod = getattr(func, "__module__", "") or ""
     name = getattr(func, "__name__", "")
     for sub in ("linalg", "fft"):
         if mod.endswith(sub) or mod.endswith(f"{sub}._linalg") or f".{sub}" in mod:
-            return f"{sub}.{name}"
+            name = f"{sub}.{name}"
+            break
+    with contextlib.suppress(TypeError):
+        _NUMPY_NAMES[func] = name
     return name
+
+
+_NUMPY_NAMES: dict[Any, str] = {}
 
 
 def _intake_ndarrays(obj: Any) -> Any:
@@ -191,17 +204,41 @@ def _pop_out(func: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict, Any]:
     out = kwargs.pop("out", None)
     if out is not None or isinstance(func, np.ufunc):
         return args, kwargs, out  # ufuncs: NumPy already moved a positional out into kwargs
-    sig = _signature(func)
-    if sig is None or "out" not in sig.parameters:
+    position = _out_position(func)
+    if position is None or len(args) <= position[0]:
         return args, kwargs, None
-    names = list(sig.parameters)
-    i = names.index("out")
-    kinds = [p.kind for p in sig.parameters.values()]
-    if len(args) <= i or inspect.Parameter.VAR_POSITIONAL in kinds[:i]:
-        return args, kwargs, None  # out= comes after *operands (einsum): keyword only
+    i, names = position
     for j in range(i + 1, len(args)):
         kwargs[names[j]] = args[j]
     return args[:i], kwargs, args[i]
+
+
+def _out_position(func: Any) -> tuple[int, tuple[str, ...]] | None:
+    """Where ``func`` takes ``out`` by position, with its parameters'
+    names; None where it cannot (no ``out``, an unknown signature, or
+    ``out`` after ``*operands``, as einsum's).  Read once per function."""
+    try:
+        return _OUT_POSITIONS[func]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable: read each time
+        return _read_out_position(func)
+    position = _OUT_POSITIONS[func] = _read_out_position(func)
+    return position
+
+
+def _read_out_position(func: Any) -> tuple[int, tuple[str, ...]] | None:
+    sig = _signature(func)
+    if sig is None or "out" not in sig.parameters:
+        return None
+    names = tuple(sig.parameters)
+    i = names.index("out")
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in list(sig.parameters.values())[:i]):
+        return None  # out= comes after *operands (einsum): keyword only
+    return i, names
+
+
+_OUT_POSITIONS: dict[Any, tuple[int, tuple[str, ...]] | None] = {}
 
 
 def _standard_call(name: str, func: Any, args: tuple, kwargs: dict) -> tuple[Any, tuple, dict] | None:
@@ -409,6 +446,14 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
     ):
         return _run_in_place(name, func, args, kwargs, reason)
     args, kwargs, out = _pop_out(func, args, kwargs)
+    host_args = None if out is not None else _host_natives(args, kwargs)
+    if host_args is not None:
+        # Every array argument current on the host: what the general path
+        # below comes to for them (NumPy's call on read-only views of the
+        # host copies), without its questions, whose answers are known
+        # (nothing to take in, move, place, cast or write into; NumPy raises
+        # its own errors).
+        return wrap_result(func(*host_args, **kwargs), CPU, host_args)
     if isinstance(func, np.ufunc):
         _check_ufunc_types(func, args, kwargs, out)
     elif kwargs.get("dtype") is not None:
@@ -440,6 +485,47 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
         result = wrap_result(func(*nat_args, **nat_kwargs), CPU, _native_leaves((nat_args, nat_kwargs)))
         result = send_back(result, dev, why)
     return result if out is None else _into(out, result, reason, kwargs.get("casting", "same_kind"))
+
+
+# What a NumPy call's plain arguments may be for its host fast path (not
+# arrays, not containers that may hold them), and the keywords that need the
+# general path (a target to write, a mask, a cast to judge).
+_PLAIN = frozenset({int, float, bool, complex, str, type(None)})
+_GENERAL_KEYWORDS = frozenset({"out", "where", "dtype", "casting", "signature"})
+
+
+def _host_natives(args: tuple, kwargs: dict, read_only: bool = True) -> list[Any] | None:
+    """``args`` with each UnifiedArray replaced by its host copy, where
+    every one is current on the host with nothing in flight (the operators'
+    fast path's test) and the rest are plain values (numbers, strings,
+    None, tuples of them), and no keyword needs the general path; None
+    otherwise.  Read-only views of the copies, as :func:`_natives` gives,
+    unless the caller knows the function writes into no argument (a ufunc's
+    call without ``out=``)."""
+    if not _GENERAL_KEYWORDS.isdisjoint(kwargs):
+        return None
+    natives: list[Any] = []
+    for a in args:
+        t = type(a)
+        if t is UnifiedArray:
+            host = a.buffer.host_ready
+            if host is not None and a.chain is not None:
+                host = a.host_view
+            if host is None:
+                return None
+            if read_only:
+                host = host.view()
+                host.flags.writeable = False
+            natives.append(host)
+        elif t in _PLAIN or (t is tuple and _PLAIN.issuperset(map(type, a))):
+            natives.append(a)
+        else:
+            return None
+    for v in kwargs.values():
+        t = type(v)
+        if not (t in _PLAIN or (t is tuple and _PLAIN.issuperset(map(type, v)))):
+            return None
+    return natives
 
 
 # The keywords a CuPy ufunc takes besides out= (NumPy's where=, order=,
@@ -520,6 +606,11 @@ def _masked_into(func: Any, args: tuple, kwargs: dict, out: Any, reason: str) ->
 def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     """``__array_ufunc__``: a ufunc call (or its ``reduce``, ``at``, ...)."""
     if method == "__call__":
+        host_args = _host_natives(inputs, kwargs, read_only=False)
+        if host_args is not None:
+            # numpy_call's host fast path, taken first: a ufunc's call never
+            # writes into its inputs without out=, which takes the general path.
+            return wrap_result(ufunc(*host_args, **kwargs), CPU, host_args)
         return numpy_call(ufunc.__name__, ufunc, inputs, dict(kwargs), f"numpy.{ufunc.__name__}")
     name = f"{ufunc.__name__}.{method}"
     return numpy_call(name, getattr(ufunc, method), inputs, dict(kwargs), f"numpy.{name}")
@@ -527,8 +618,9 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
 
 def array_function(func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
     """``__array_function__``: a NumPy function called with UnifiedArrays."""
-    if not all(issubclass(t, UnifiedArray | np.ndarray) for t in types):
-        return NotImplemented
+    for t in types:
+        if t is not UnifiedArray and not issubclass(t, _ARRAY_CLASSES):
+            return NotImplemented
     name = _numpy_name(func)
     if name in _ASKS_ABOUT_MEMORY:
         # np.may_share_memory(np.asarray(x), x): asked of the memory itself,
@@ -541,6 +633,8 @@ def array_function(func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
             return res
     return numpy_call(name, func, args, dict(kwargs), f"numpy.{name}")
 
+
+_ARRAY_CLASSES = (UnifiedArray, np.ndarray)
 
 # NumPy's questions about memory: answered on the arrays' host copies as they
 # are (a UnifiedArray's, synced if stale; an ndarray itself).

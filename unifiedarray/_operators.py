@@ -387,6 +387,13 @@ def inplace(x: UnifiedArray, y: Any, name: str) -> Any:
     if res.buffer.dtype != x.buffer.dtype:
         _rules.inplace_result(name, x.buffer.dtype, res.buffer.dtype)
         res = call("astype", (res, x.buffer.dtype), {"copy": False})  # NumPy's x += y: computed, then cast
+    lhs, rhs = host_native(x), res.buffer.host_ready
+    if lhs is not None and rhs is not None:
+        # Both on the host (x whole or a real view of its copy): the result
+        # copied into x's memory through the buffer's write, what write()
+        # below comes to for them without its dispatch.
+        x.buffer.write(CPU, lambda base: np.copyto(lhs, rhs), f"in-place {name}")
+        return x
     write(x, Ellipsis, res, f"in-place {name}")
     return x
 

@@ -68,14 +68,19 @@ def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
     return call_mixed("getitem", (x, _key_arrays(key)), reason="UnifiedArray.__getitem__")
 
 
+_SEQUENCES = (list, np.ndarray)  # a constant: ``list | np.ndarray`` builds a new union at every call
+
+
 def _key_arrays(key: Any) -> Any:
     """Lists and ndarrays in an index are host arrays (as NumPy reads them)."""
-    if isinstance(key, list | np.ndarray):
+    tkey = type(key)
+    if tkey is int or tkey is slice:
+        return key  # the commonest keys: nothing to take in
+    if isinstance(key, _SEQUENCES):
         return intake(index.sequence_array(key) if type(key) is list else key)
     if type(key) is tuple:
         return tuple(
-            intake(index.sequence_array(k) if type(k) is list else k) if isinstance(k, list | np.ndarray) else k
-            for k in key
+            intake(index.sequence_array(k) if type(k) is list else k) if isinstance(k, _SEQUENCES) else k for k in key
         )
     return key
 

@@ -61,11 +61,12 @@ def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
         else:
             views.write_chain(ns, base, chain, key, value, backend.aliases)
 
-    apply = write_into  # on the host: the host's errors are the host's own
-    if dev is not CPU:
+    if dev is CPU:
+        buf.write(dev, write_into, reason)  # on the host: the host's errors are the host's own, no context
+        return
 
-        def apply(base: Any) -> None:
-            run_translated(dev, "__setitem__", write_into, (base,))
+    def apply(base: Any) -> None:
+        run_translated(dev, "__setitem__", write_into, (base,))
 
     with backend.write_context(dev):
         buf.write(dev, apply, reason)
