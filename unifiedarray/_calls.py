@@ -43,11 +43,14 @@ __all__ = [
 
 NO_KWARGS: dict[str, Any] = {}  # the calls' default keywords: never written
 
+# A constant: ``list | tuple`` in isinstance builds a new union at every call.
+_SEQUENCES = (list, tuple)
+
 
 def _gather(obj: Any, found: list[UnifiedArray]) -> None:
     if type(obj) is UnifiedArray:
         found.append(obj)
-    elif isinstance(obj, list | tuple):  # named tuples too
+    elif isinstance(obj, _SEQUENCES):  # named tuples too
         for o in obj:
             if type(o) is UnifiedArray:
                 found.append(o)
@@ -56,7 +59,7 @@ def _gather(obj: Any, found: list[UnifiedArray]) -> None:
 def _unwrap(obj: Any, dev: Device, reason: str) -> Any:
     if type(obj) is UnifiedArray:
         return native_on(obj, dev, reason)
-    if isinstance(obj, list | tuple) and any(type(o) is UnifiedArray for o in obj):
+    if isinstance(obj, _SEQUENCES) and any(type(o) is UnifiedArray for o in obj):
         items = [native_on(o, dev, reason) if type(o) is UnifiedArray else o for o in obj]
         return items if isinstance(obj, list) else tuple(items)  # a named tuple becomes a plain one
     return obj
@@ -134,7 +137,7 @@ def _placed_alike(args: tuple, kwargs: dict[str, Any], dev: Device) -> bool:
 
 
 def _array_sequence(obj: Any) -> bool:
-    return isinstance(obj, list | tuple) and len(obj) > 0 and all(type(o) is UnifiedArray for o in obj)
+    return isinstance(obj, _SEQUENCES) and len(obj) > 0 and all(type(o) is UnifiedArray for o in obj)
 
 
 def call_mixed(

@@ -66,6 +66,9 @@ NUMPY_TO_STANDARD: dict[str, str] = {
 # NumPy's parameter names that the standard spells otherwise.
 _RENAMES = {"a_min": "min", "a_max": "max", "ddof": "correction", "tup": "arrays", "reps": "repetitions"}
 
+# A constant: ``list | tuple`` in isinstance builds a new union at every call.
+_SEQUENCES = (list, tuple)
+
 
 def _numpy_name(func: Any) -> str:
     """The name a NumPy function is known by here (``"dot"``,
@@ -93,7 +96,7 @@ def _intake_ndarrays(obj: Any) -> Any:
     :func:`unifiedarray._intake.intake_host`)."""
     if type(obj) is np.ndarray and obj.dtype.kind in "biufc":
         return intake_host(obj, "NumPy data")
-    if isinstance(obj, list | tuple):
+    if isinstance(obj, _SEQUENCES):
         return type(obj)(_intake_ndarrays(o) for o in obj)
     if isinstance(obj, dict):
         return {k: _intake_ndarrays(v) for k, v in obj.items()}
@@ -103,7 +106,7 @@ def _intake_ndarrays(obj: Any) -> Any:
 def _leaves(obj: Any, keep: Any, out: list) -> None:
     """Append to ``out`` the leaves of nested lists, tuples and dicts for
     which ``keep(leaf)`` is true."""
-    if isinstance(obj, list | tuple):
+    if isinstance(obj, _SEQUENCES):
         for o in obj:
             _leaves(o, keep, out)
     elif isinstance(obj, dict):
@@ -123,7 +126,7 @@ def _natives(obj: Any, dev: Device, reason: str) -> Any:
             native = native.view()
             native.flags.writeable = False
         return native
-    if isinstance(obj, list | tuple):
+    if isinstance(obj, _SEQUENCES):
         return type(obj)(_natives(o, dev, reason) for o in obj)
     if isinstance(obj, dict):
         return {k: _natives(v, dev, reason) for k, v in obj.items()}

@@ -31,6 +31,9 @@ from .backends import backend_for
 
 __all__ = ["linked_view", "permuted", "reshaped", "to_device"]
 
+# A constant: ``int | np.integer`` in isinstance builds a new union at every call.
+_INTEGERS = (int, np.integer)
+
 
 def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedArray:
     """A view of ``x`` through ``link`` (a :class:`~unifiedarray._views.Reshape`
@@ -61,7 +64,7 @@ def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedAr
 
 def _new_shape(old: tuple[int, ...], shape: Any) -> tuple[int, ...]:
     """``shape`` checked against ``old``'s size, a single -1 inferred."""
-    if isinstance(shape, int | np.integer):
+    if isinstance(shape, _INTEGERS):
         shape = (shape,)
     if type(shape) is tuple and all(type(d) is int for d in shape):
         dims = shape
