@@ -3,7 +3,9 @@
 What a change did to the small calls of ``bench_small.py`` that the dispatch's
 fast paths serve (8-element arrays): host ``a + b``, ``a[1:3]``,
 ``sin(a)``, ``xp.sum(a)``, a Python int operand, a comparison, and a 0-d
-array's arithmetic, function and truth (float64), and MLX ``a + b``,
+array's arithmetic, function and truth, a column view, an element write, an
+in-place ``+=``, NumPy's ``np.sin`` and ``np.dot`` on UnifiedArrays (float64),
+and MLX ``a + b``,
 ``sin(a)`` and ``a[1:3]`` (float32) where MLX is present.  Each checkout runs in a worker process of its own
 (``PYTHONPATH=<checkout>``), both kept for the whole run; this script asks
 them for one batch each in turn, the order alternating from round to round,
@@ -36,6 +38,8 @@ rng = np.random.default_rng(0)
 na, nb = rng.random(8), rng.random(8)
 a, b = xp.asarray(na), xp.asarray(nb)
 s = xp.sum(a)  # a 0-d array, as a reduction gives (a convergence check's value)
+m = xp.reshape(xp.arange(16.0), (4, 4))
+c = xp.zeros(8)  # written in place: c += b grows it, which costs the same each time
 cases = {
     "host a + b": (lambda: a + b, 2000),
     "host a[1:3]": (lambda: a[1:3], 4000),
@@ -46,6 +50,11 @@ cases = {
     "host s + 1.0 (s 0-d)": (lambda: s + 1.0, 2000),
     "host sin(s) (s 0-d)": (lambda: xp.sin(s), 2000),
     "host bool(s > 0.5)": (lambda: bool(s > 0.5), 2000),
+    "host m[:, 1] (m 4x4)": (lambda: m[:, 1], 2000),
+    "host a[2] = 0.5": (lambda: a.__setitem__(2, 0.5), 2000),
+    "host c += b": (lambda: c.__iadd__(b), 1000),
+    "NumPy np.sin(a)": (lambda: np.sin(a), 1000),
+    "NumPy np.dot(a, b)": (lambda: np.dot(a, b), 1000),
 }
 if "mlx" in xp.__array_namespace_info__().devices():
     ma = xp.asarray(na.astype(np.float32), device="mlx")
