@@ -76,8 +76,9 @@ def test_lent_temporaries_are_never_observable(steps, seed):
     rng = np.random.default_rng(seed)
     A, B = rng.random(SHAPE) + 0.5, rng.random(SHAPE) + 0.5
     a, b = xp.asarray(A), xp.asarray(B)
-    want, _ = run(steps, A, B, unified=False)
-    got, kept = run(steps, a, b, unified=True)
+    with np.errstate(all="ignore"):  # a drawn program may divide by an exact zero (x - x), in both runs alike
+        want, _ = run(steps, A, B, unified=False)
+        got, kept = run(steps, a, b, unified=True)
     assert np.array_equal(np.asarray(a), A) and np.array_equal(np.asarray(b), B)  # inputs untouched
     for w, g in zip(want, got, strict=True):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12)
