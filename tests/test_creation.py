@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import unifiedarray as xp
 
@@ -77,6 +78,42 @@ def test_full_takes_its_dtype_from_the_value_or_the_argument(device, fill, dtype
     expected = np.full((2, 2), fill, dtype=dtype)
     want = defaults(device)[default] if default else None
     check(xp.full((2, 2), fill, dtype=dtype, device=device), expected, device, want)
+
+
+NUMPY_SCALAR_DTYPES = ["bool", "int8", "uint16", "int64", "uint64", "float16", "float32", "float64"]
+NUMPY_SCALAR_DTYPES += ["complex64", "complex128"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from(NUMPY_SCALAR_DTYPES))
+def test_a_numpy_scalar_is_data_of_its_own_dtype(device, data, dtype):
+    """``full`` and ``asarray`` take a NumPy scalar as NumPy does, as data of
+    its own dtype (np.float64 and np.complex128, subclasses of Python's
+    float and complex, too): the same dtype and bits on every device, or,
+    where the device cannot hold the dtype, a TypeError naming it; never a
+    device's default, which could narrow it silently."""
+    value = data.draw(hnp.from_dtype(np.dtype(dtype)))
+    for make, expected in (
+        (lambda: xp.full(3, value, device=device), np.full(3, value)),
+        (lambda: xp.asarray(value, device=device), np.asarray(value)),
+    ):
+        try:
+            got = make()
+        except TypeError as exc:
+            assert device != "cpu" and dtype in str(exc) and str(device) in str(exc)
+            continue
+        assert got.dtype == expected.dtype
+        assert np.asarray(got).tobytes() == expected.tobytes()
+
+
+def test_strict_full_takes_python_scalars_only():
+    # array-api-strict refuses a NumPy scalar that is not a Python one.
+    with xp.strict():
+        with pytest.raises(TypeError, match="float32"):
+            xp.full(2, np.float32(3))
+        assert xp.full(2, np.float64(3)).dtype == xp.float64  # a Python float too
+    assert xp.full(2, np.float32(3)).dtype == xp.float32
 
 
 @pytest.mark.parametrize("device", DEVICES)

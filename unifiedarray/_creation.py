@@ -83,7 +83,8 @@ def empty(shape: Any, *, dtype: Any = None, device: DeviceLike | None = None) ->
 
 def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
     """An array filled with ``fill_value``: a Python scalar (its kind's
-    default dtype) or a 0-d array (its own dtype), unless ``dtype`` is given.
+    default dtype), a NumPy scalar or a 0-d array (its own dtype, as in
+    NumPy), unless ``dtype`` is given.
 
     >>> import unifiedarray as xp
     >>> xp.full(2, 7).dtype
@@ -99,6 +100,8 @@ def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: DeviceLike |
             dtype = fill_value.dtype
         fill_value = python_scalar(fill_value, "full")
     dt = _rules.scalar_dtype(fill_value, dev, "full") if dtype is None else as_dtype(dtype, dev)
+    if isinstance(fill_value, np.generic) and not _rules.is_strict():
+        fill_value = fill_value.item()  # a NumPy scalar's value (NumPy's full takes it), as the rules take values
     return _create("full", dev, shape, _rules.fill_value(dt, fill_value, "full"), dtype=dt)
 
 

@@ -741,9 +741,13 @@ def _same_kind(kind: str) -> str:
 # -- creation from Python scalars ---------------------------------------------------------------
 
 
+_PYTHON_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
+
+
 def scalar_dtype(value: Any, dev: Device, op: str = "asarray") -> np.dtype:
     """The dtype a Python scalar becomes (``asarray``, ``full`` without
-    ``dtype=``): bool, int64, float64, the device's default complex; an int
+    ``dtype=``): bool, int64, float64, the device's default complex (a NumPy
+    scalar: its own dtype); an int
     in [2**63, 2**64) is uint64 (NumPy's answer; strict mode's ``full``:
     an ``OverflowError``, as array-api-strict), further out an
     ``OverflowError``.
@@ -752,6 +756,15 @@ def scalar_dtype(value: Any, dev: Device, op: str = "asarray") -> np.dtype:
     >>> scalar_dtype(2**63, CPU)
     dtype('uint64')
     """
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        # A NumPy scalar is data of its own dtype, np.float64 and np.complex128
+        # (subclasses of Python's float and complex) included: NumPy's scalars
+        # are strong (NEP 50), and a device's default could narrow one
+        # (np.complex128 to MLX's complex64).  Strict mode's full takes only
+        # Python scalars, as array-api-strict does.
+        if op == "full" and is_strict() and not isinstance(value, _PYTHON_SCALARS):
+            raise TypeError(f"full: expected a Python scalar, not {type(value).__name__} (strict mode)")
+        return value.dtype
     if isinstance(value, builtins.bool):
         return _BOOL_DT
     if isinstance(value, builtins.int):
