@@ -7,8 +7,13 @@ import math
 
 import numpy as np
 import pytest
+from array_api_compat import numpy as compat_numpy  # the host clip's reference, independent of ours
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import unifiedarray as xp
+from unifiedarray import compute
 
 from .conftest import DEVICES
 
@@ -53,3 +58,28 @@ def test_tanh_at_infinite_real_part_has_a_signed_zero_imaginary_part(device: str
     assert got.real.tolist() == [1.0, 1.0, -1.0, -1.0]
     assert (got.imag == 0).all()
     assert [math.copysign(1.0, v) for v in got.imag] == [1.0, -1.0, 1.0, -1.0]
+
+
+# -- the host's clip: NumPy's own for scalar bounds ------------------------------------------
+
+CLIP_DTYPES = ["int8", "uint8", "int64", "float16", "float32", "float64", "bool"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), dtype=st.sampled_from(CLIP_DTYPES))
+def test_host_clip_with_scalar_bounds_is_array_api_compats(data, dtype):
+    """The host namespace's ``clip`` takes NumPy's ``clip`` where both
+    bounds are scalars (what the rules hand it) and gives what
+    array-api-compat's ``clip`` (the path it replaces, and the one array
+    bounds still take) gives: dtype and bits, NaN, signed zeros and
+    ``min > max`` included."""
+    x = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=2, max_side=4)))
+    bound = hnp.from_dtype(np.dtype(dtype)).map(lambda v: np.dtype(dtype).type(v))
+    lo = data.draw(st.none() | bound)
+    hi = data.draw(st.none() | bound)
+    assume(lo is not None or hi is not None)
+    with np.errstate(all="ignore"):
+        got = compute.host_namespace.clip(x, lo, hi)
+        want = compat_numpy.clip(x, lo, hi)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes(), (x, lo, hi, got, want)
