@@ -40,9 +40,9 @@ def _power(base: Any, exponent: Any) -> Any:
     scalar ``t = 2**70`` filled 24 GB and the kernel killed CI.  A power of
     more than 100,000 bits is an ``OverflowError`` here instead (a float's
     answer), in the eager and the fused call alike (both call this)."""
-    if type(base) in (int, bool) and type(exponent) in (int, bool):
-        if abs(base) > 1 and exponent > 0 and exponent * abs(base).bit_length() > 100_000:
-            raise OverflowError(f"{base} ** {exponent}: too large an int for this test")
+    ints = type(base) in (int, bool) and type(exponent) in (int, bool)
+    if ints and abs(base) > 1 and exponent > 0 and exponent * abs(base).bit_length() > 100_000:
+        raise OverflowError(f"{base} ** {exponent}: too large an int for this test")
     return base**exponent
 
 
