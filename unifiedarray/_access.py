@@ -36,12 +36,9 @@ def native_on(x: UnifiedArray, dev: Device, reason: str) -> Any:
     stale (a counted move) and any move in flight waited for.  For a view,
     the view's chain is applied."""
     if dev is CPU:
-        host = x.buffer.host_ready  # current on the host, nothing in flight: what native() would give
+        host = host_native(x)  # current on the host, nothing in flight: what native() would give
         if host is not None:
-            if x.chain is None:
-                return host
-            if x.host_view is not None:
-                return x.host_view
+            return host
     base = x.buffer.native(dev, reason)
     chain = x.chain
     if chain is None:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ._access import native_on, writable_native
+from ._access import host_native, native_on, writable_native
 from ._array import UnifiedArray
 from ._devices import CPU, Device
 from ._intake import intake_host
@@ -509,26 +509,28 @@ def _host_natives(args: tuple, kwargs: dict, read_only: bool = True) -> list[Any
         return None
     natives: list[Any] = []
     for a in args:
-        t = type(a)
-        if t is UnifiedArray:
-            host = a.buffer.host_ready
-            if host is not None and a.chain is not None:
-                host = a.host_view
+        if type(a) is UnifiedArray:
+            host = host_native(a)
             if host is None:
                 return None
             if read_only:
                 host = host.view()
                 host.flags.writeable = False
             natives.append(host)
-        elif t in _PLAIN or (t is tuple and _PLAIN.issuperset(map(type, a))):
+        elif _plain(a):
             natives.append(a)
         else:
             return None
-    for v in kwargs.values():
-        t = type(v)
-        if not (t in _PLAIN or (t is tuple and _PLAIN.issuperset(map(type, v)))):
-            return None
+    if not all(map(_plain, kwargs.values())):
+        return None
     return natives
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is a plain argument: a number, a string, None, or a
+    tuple of them (never an array, never a container that may hold one)."""
+    t = type(value)
+    return t in _PLAIN or (t is tuple and _PLAIN.issuperset(map(type, value)))
 
 
 # The keywords a CuPy ufunc takes besides out= (NumPy's where=, order=,
