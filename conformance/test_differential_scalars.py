@@ -17,12 +17,14 @@ says so, and docs/rules.md lists it.
 
 from __future__ import annotations
 
+import ast
 import inspect
 import math
 import operator
 import os
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import array_api_strict
@@ -284,15 +286,36 @@ def _takes_scalar_data(fn: Any) -> bool:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return False
-    for p in params:
-        if p.name in NOT_DATA or p.name in ("self", "dtype", "device", "copy", "key", "shape", "resources"):
+    return _names_scalar_data([(p.name, str(p.annotation)) for p in params])
+
+
+def _names_scalar_data(params: list[tuple[str, str]]) -> bool:
+    """Whether a signature (its parameters' names and annotations, as text)
+    takes a Python scalar as data."""
+    for name, ann in params:
+        if name in NOT_DATA or name in ("self", "dtype", "device", "copy", "key", "shape", "resources"):
             continue
-        ann = str(p.annotation)
-        if any(t in ann for t in ("complex", "float", "Any")) or p.name in ("fill_value", "value"):
+        if any(t in ann for t in ("complex", "float", "Any")) or name in ("fill_value", "value"):
             return True
-        if p.name in ("x1", "x2", "other") and any(t in ann for t in ("int", "bool")):
+        if name in ("x1", "x2", "other") and any(t in ann for t in ("int", "bool")):
             return True
     return False
+
+
+def _array_dunders_taking_scalar_data() -> set[str]:
+    """UnifiedArray's dunders that take scalar data, read from the class's
+    source: where the class is compiled (unifiedarray/_compiled.py) its
+    operator dunders are C slots, whose signatures name no types."""
+    source = Path(ua.__file__).with_name("_array.py").read_text()
+    (cls,) = (n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == "UnifiedArray")
+    found = set()
+    for fn in cls.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name.startswith("__"):
+            args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+            params = [(a.arg, ast.unparse(a.annotation) if a.annotation else "") for a in args]
+            if _names_scalar_data(params):
+                found.add(fn.name)
+    return found
 
 
 def test_every_scalar_taking_entry_is_listed() -> None:
@@ -309,7 +332,8 @@ def test_every_scalar_taking_entry_is_listed() -> None:
     scalar_taking -= {"get_namespace", "prefetch", "DevicePlugin"}
     # parameters, not values of an array's dtype: a probability, spacings, subscripts, a function
     scalar_taking -= {"quantile", "gradient", "einsum", "fuse"}
-    methods = {n for n, f in vars(ua.UnifiedArray).items() if n.startswith("__") and _takes_scalar_data(f)}
+    methods = _array_dunders_taking_scalar_data()
+    methods -= {"__cinit__"}  # takes no arguments: the compiled class's constructor refusing data
     methods -= {"__init__", "__array_ufunc__", "__array_function__", "__array__", "__dlpack__", "__getitem__"}
     methods -= {"__matmul__", "__rmatmul__", "__imatmul__", "__setstate__", "__reduce__", "__reduce_ex__"}
     methods -= {"__deepcopy__"}  # its memo dict

@@ -29,6 +29,11 @@ from typing import Any
 import array_api_compat as _array_api_compat
 import numpy as _np
 
+from . import _compiled
+
+if _compiled.pure_python_requested():  # before any compiled module is imported
+    _compiled.use_pure_python()
+
 from . import _dispatch, _namespace, fft, lib, linalg
 from ._accelerator import Accelerator, get_accelerator, list_devices
 from ._array import UnifiedArray

@@ -30,6 +30,7 @@ import numpy as np
 
 from . import Device, UnifiedBuffer, __array_namespace_info__, asarray, track_transfers
 from . import sum as ua_sum
+from ._compiled import ENV, MODULES, compiled_modules, pure_python_requested
 from ._version import __version__
 from .backends import all_backends, backend_report
 
@@ -60,7 +61,8 @@ def report_dict() -> dict[str, Any]:
     ``json.dumps`` takes it as it is.  Each backend entry has ``backend``,
     ``title``, ``available``, ``reason`` (why it is missing, or None) and
     ``devices`` (for each: ``device``, ``free`` and ``total`` bytes when known,
-    and the backend's properties of it).
+    and the backend's properties of it).  ``compiled`` lists the modules
+    running compiled code (``unifiedarray._compiled``; empty where none).
     """
     return {
         "unifiedarray": __version__,
@@ -68,13 +70,24 @@ def report_dict() -> dict[str, Any]:
         "numpy": np.__version__,
         "platform": platform.platform(),
         "backends": backend_report(),
+        "compiled": compiled_modules(),
         **_facilities(),
     }
+
+
+def _hot_path(compiled: list[str]) -> str:
+    """The hot path's line of the report: compiled or pure Python, and why."""
+    if compiled:
+        return f"compiled ({len(compiled)} of {len(MODULES)} modules, Cython)"
+    if pure_python_requested():
+        return f"pure Python ({ENV} is set)"
+    return "pure Python (nothing was compiled at install: no C compiler, or " + ENV + " was set)"
 
 
 def print_report(info: dict[str, Any]) -> None:
     """The report as the readable text ``python -m unifiedarray`` prints."""
     print(f"unifiedarray {info['unifiedarray']}: backends and devices")
+    print(f"  hot path: {_hot_path(info['compiled'])}")
     for row in info["backends"]:
         status = "available" if row["available"] else "missing"
         print(f"  {row['title']:<14} {status}")

@@ -135,6 +135,14 @@ class UnifiedArray:
     # raises TypeError ("takes no arguments"): build arrays with
     # unifiedarray.asarray, zeros, ...
 
+    def __cinit__(self, *args: Any) -> None:
+        # Compiled (unifiedarray/_compiled.py), the class is an extension
+        # type, made by its own tp_new, which calls this with the call's
+        # arguments: UnifiedArray(data) raises TypeError there as here.  The
+        # interpreter never calls it.
+        if args:  # (a keyword argument is refused by the signature itself)
+            raise TypeError("UnifiedArray() takes no arguments: build arrays with unifiedarray.asarray, zeros, ...")
+
     # -- attributes ----------------------------------------------------------
     @property
     def dtype(self) -> np.dtype:
@@ -301,7 +309,7 @@ class UnifiedArray:
         host = self.buffer.host_ready
         if host is not None and type(key) is slice and self.chain is None:
             native = host[key]
-            out = UnifiedArray()
+            out: UnifiedArray = UnifiedArray()
             out.buffer = self.buffer
             out.chain = (key,)
             out.extent = native.shape
@@ -704,7 +712,7 @@ def from_buffer(buf: UnifiedBuffer) -> UnifiedArray:
     >>> from_buffer(b).tolist()
     [4, 4]
     """
-    arr = UnifiedArray()
+    arr: UnifiedArray = UnifiedArray()
     arr.buffer = buf
     arr.chain = None
     arr.extent = buf.shape

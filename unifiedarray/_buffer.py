@@ -206,10 +206,6 @@ def set_device_copy_hook(hook: Any) -> None:
     _ON_DEVICE_COPY = hook
 
 
-# object.__new__, bound once (adopt makes every result's buffer with it).
-_new = object.__new__
-
-
 class UnifiedBuffer:
     """One array's data, with a lazily synchronised copy per memory space.
 
@@ -1176,7 +1172,7 @@ def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] |
     that sets the fields itself (a classmethod and :meth:`_setup` cost a
     measurable share of a small array's ``a + b``).
     """
-    self = _new(UnifiedBuffer)
+    self: UnifiedBuffer = UnifiedBuffer.__new__(UnifiedBuffer)
     self._shape = native.shape if shape is None else shape
     self.dtype = dtype
     self._pinned = False
@@ -1222,7 +1218,7 @@ def pooled(
     first use follows ``after``, the end of the block's last owner's work
     (see :meth:`UnifiedBuffer.follow_event`)."""
     if native is None:
-        self = _new(UnifiedBuffer)
+        self: UnifiedBuffer = UnifiedBuffer.__new__(UnifiedBuffer)
         self._setup(shape, dtype, device, pinned)
     else:
         self = adopt(native, device, dtype)

@@ -27,8 +27,10 @@ import numpy as np
 from . import _rules
 from ._access import host_native, native_on
 from ._array import UnifiedArray
+from ._buffer import UnifiedBuffer
 from ._buffer import adopt as _adopt_buffer
 from ._calls import NO_KWARGS, call, call_mixed, traced_call
+from ._compiled import compiled_modules
 from ._devices import CPU, Device
 from ._dtypes import PYTHON_TYPES
 from ._errors import run_translated
@@ -64,8 +66,9 @@ _UNJUDGED = (1, 0)  # a type the rules have not judged: no value is within these
 _SCALAR_TYPES = frozenset(PYTHON_TYPES)
 
 
-def unary(name: str, x: UnifiedArray) -> UnifiedArray:
-    """An elementwise function of one array (and the unary operators)."""
+def unary(name: str, x: Any) -> Any:
+    """An elementwise function of one array (and the unary operators); inside
+    :func:`unifiedarray.fuse`'s tracing, ``x`` and the result are tracers."""
     if type(x) is not UnifiedArray:
         traced = traced_call(unary, (name, x))
         if traced is not NotImplemented:
@@ -83,7 +86,7 @@ def unary(name: str, x: UnifiedArray) -> UnifiedArray:
         if type(res) is _NDARRAY:
             if res is not host and res.base is None:
                 # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small call
-                out = UnifiedArray()
+                out: UnifiedArray = UnifiedArray()
                 shape = out.extent = res.shape
                 out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
                 out.chain = out.host_view = None
@@ -110,7 +113,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     elementwise function.  Returns ``NotImplemented`` for operands Python
     should offer to the other side."""
     ty = type(y)
-    buf = x.buffer
+    buf: UnifiedBuffer = x.buffer
     if ty is UnifiedArray:
         if _STRICT_ACTIVE[0]:
             _rules.binary_arrays(name, buf.dtype, y.buffer.dtype)
@@ -150,21 +153,22 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                 # A large operand that is a temporary nothing else can see
                 # ((a + b) in (a + b) * c) lends its memory to the result, as
                 # NumPy's own temporaries do: no new allocation to fault in.
-                # The reference counts are those of the call from a dunder
-                # (the interpreter's stack, the dunder's argument, ours and
-                # getrefcount's; for a host copy, the buffer's three: its
-                # copy, ready and host_ready); any other holder (a name, a
-                # view, a lease, a weak reference, another copy) makes them
-                # higher.
+                # A temporary's reference counts are _TEMPORARY_REFS; any
+                # other holder (a name, a view, a lease, a weak reference,
+                # another copy) makes them higher.
                 target = None
-                if sys.getrefcount(x) <= 4 and sys.getrefcount(buf) <= 3 and sys.getrefcount(lhs) <= 5:
+                if (
+                    sys.getrefcount(x) <= _REFS_ARRAY
+                    and sys.getrefcount(buf) <= _REFS_BUFFER
+                    and sys.getrefcount(lhs) <= _REFS_COPY
+                ):
                     target = _lendable(x, lhs)
                 if (
                     target is None
                     and ty is UnifiedArray
-                    and sys.getrefcount(y) <= 4
-                    and sys.getrefcount(y.buffer) <= 2
-                    and sys.getrefcount(rhs) <= 5
+                    and sys.getrefcount(y) <= _REFS_ARRAY
+                    and sys.getrefcount(y.buffer) <= _REFS_OTHER_BUFFER
+                    and sys.getrefcount(rhs) <= _REFS_COPY
                 ):
                     target = _lendable(y, rhs)
                 if target is not None:
@@ -174,7 +178,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             res = fn(rhs, lhs) if reflected else fn(lhs, rhs)
             if type(res) is _NDARRAY:
                 # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small a + b
-                out = UnifiedArray()
+                out: UnifiedArray = UnifiedArray()
                 shape = out.extent = res.shape
                 out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
                 out.chain = out.host_view = None
@@ -237,7 +241,7 @@ def run_direct(key: tuple[Any, ...], dev: Device, name: str, args: tuple[Any, ..
     if res is None:
         return None
     # adopt(res, dev, dtype), inlined: a call frame is a tenth of a small call here
-    out = UnifiedArray()
+    out: UnifiedArray = UnifiedArray()
     shape = out.extent = res.shape
     out.buffer = _adopt_buffer(res, dev, dtype, shape)
     out.chain = out.host_view = None
@@ -290,6 +294,26 @@ ELIDE_BYTES = 256 * 1024
 # owned (CPython up to 3.13).  CPython 3.14 may leave borrowed references on
 # the stack, so a named array could look like a temporary: no lending there.
 _COUNTS_OWNED_REFERENCES = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
+
+# What sys.getrefcount gives in operate for a temporary operand called from
+# a dunder: (the array, x's buffer, the operand's host copy, y's buffer).
+# Interpreted: the interpreter's stack, the dunder's argument, operate's and
+# getrefcount's own for the array; for x's buffer, the array's slot, the
+# local and getrefcount's; for a host copy, the buffer's three (its copy,
+# ready and host_ready), the local and getrefcount's; for y's buffer, the
+# array's slot and getrefcount's.  Compiled (unifiedarray/_compiled.py), a
+# call passes its arguments borrowed, so the counts are lower (measured).
+# Where only one of the dunders and operate is compiled, the counts are
+# neither: nothing is lent.  tests/test_temporaries.py holds each build to
+# both sides: a temporary is lent, a named array never.
+_TEMPORARY_REFS = {
+    frozenset(): (4, 3, 5, 2),
+    frozenset(("_array", "_operators")): (2, 2, 4, 2),
+}.get(frozenset(compiled_modules()) & {"_array", "_operators"})
+if _TEMPORARY_REFS is None:
+    _COUNTS_OWNED_REFERENCES = False
+    _TEMPORARY_REFS = (0, 0, 0, 0)
+_REFS_ARRAY, _REFS_BUFFER, _REFS_COPY, _REFS_OTHER_BUFFER = _TEMPORARY_REFS
 
 # The operators whose host function is a plain NumPy ufunc: they can write
 # their result into an operand of the result's dtype and shape.
@@ -355,8 +379,9 @@ def _into(fn: Any, lhs: np.ndarray, rhs: Any, reflected: bool, target: np.ndarra
     return fn(rhs, lhs, out=target) if reflected else fn(lhs, rhs, out=target)
 
 
-def binary_function(name: str, x1: Any, x2: Any) -> UnifiedArray:
-    """A binary elementwise function: at least one argument is an array."""
+def binary_function(name: str, x1: Any, x2: Any) -> Any:
+    """A binary elementwise function: at least one argument is an array (or,
+    inside :func:`unifiedarray.fuse`'s tracing, a tracer)."""
     if type(x1) is UnifiedArray:
         res = operate(x1, x2, name)
         other = x2

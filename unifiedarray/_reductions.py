@@ -64,10 +64,12 @@ def on_device(name: str, x: UnifiedArray) -> UnifiedArray | None:
     return run_direct((fn, buf.dtype, len(shape)), dev, name, (base,))
 
 
-def reduction(name: str, x: UnifiedArray, axis: Any, dtype: Any, keepdims: bool) -> UnifiedArray:
+def reduction(name: str, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Any:
     """``sum``, ``prod``, ``max``, ``min``: on a whole current host array
     with no ``dtype=``, the ufunc's ``reduce`` itself (most of a small
-    reduction's cost is NumPy's Python wrapper); otherwise the general path."""
+    reduction's cost is NumPy's Python wrapper); otherwise the general path
+    (inside :func:`unifiedarray.fuse`'s tracing, ``x`` and the result are
+    tracers)."""
     if type(x) is not UnifiedArray:
         traced = traced_call(reduction, (name, x, axis, dtype, keepdims))
         if traced is not NotImplemented:

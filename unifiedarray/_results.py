@@ -49,7 +49,7 @@ def adopt(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
     array of ``dev`` holding ``dtype``, which the caller owns and nothing
     else aliases), without checks: what :func:`wrap_result` ends in, and
     what the fast paths call."""
-    arr = UnifiedArray()
+    arr: UnifiedArray = UnifiedArray()
     shape = arr.extent = native.shape
     arr.buffer = _adopt_buffer(native, dev, dtype, shape)
     arr.chain = None

@@ -1,0 +1,103 @@
+"""The compiled hot path (unifiedarray/_compiled.py): the switch back to pure
+Python, a build compiled whole or not at all, and the ``.pxd`` declarations
+in step with the classes they compile.
+
+The behaviour of the two builds is held the same by running the whole suite
+on each (README.md's test command); these tests hold the machinery."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import unifiedarray as xp
+from unifiedarray import _compiled
+
+PACKAGE = Path(xp.__file__).parent
+
+
+def _run(code: str, pure: bool) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != _compiled.ENV}
+    if pure:
+        env[_compiled.ENV] = "1"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+
+
+@pytest.mark.parametrize(("value", "pure"), [(None, False), ("", False), ("0", False), ("1", True), ("yes", True)])
+def test_the_switch_reads_the_environment(monkeypatch, value, pure):
+    if value is None:
+        monkeypatch.delenv(_compiled.ENV, raising=False)
+    else:
+        monkeypatch.setenv(_compiled.ENV, value)
+    assert _compiled.pure_python_requested() is pure
+
+
+def test_pure_python_runs_every_listed_module_from_its_source():
+    """With the switch set at import, every module of MODULES comes from its
+    .py file, whatever is installed beside it, and the package works."""
+    out = _run(
+        "import json, sys, unifiedarray as xp\n"
+        "from unifiedarray import _compiled\n"
+        "files = {m: sys.modules['unifiedarray.' + m].__file__ for m in _compiled.MODULES}\n"
+        "print(json.dumps([files, _compiled.compiled_modules(), (xp.arange(3.0) + 1).tolist()]))",
+        pure=True,
+    )
+    files, compiled, total = json.loads(out.stdout)
+    assert set(files) == set(_compiled.MODULES)
+    assert all(path.endswith(".py") for path in files.values()), files
+    assert compiled == []
+    assert total == [1.0, 2.0, 3.0]
+
+
+def test_a_build_is_compiled_whole_or_not_at_all():
+    """A partial build would mix the two builds' reference counts (see
+    _operators._TEMPORARY_REFS): setup.py compiles every module or none."""
+    compiled = _compiled.compiled_modules()
+    assert compiled in ([], list(_compiled.MODULES))
+    on_disk = {m for m in _compiled.MODULES if list(PACKAGE.glob(m.replace(".", "/") + ".*.so"))}
+    if not _compiled.pure_python_requested():
+        assert set(compiled) == on_disk  # what was built is what runs
+
+
+def test_the_report_names_the_hot_path():
+    pure = _run("import runpy; runpy.run_module('unifiedarray', run_name='__main__')", pure=True)
+    assert f"hot path: pure Python ({_compiled.ENV} is set)" in pure.stdout.replace("\n", " ")
+    if _compiled.compiled_modules() and not _compiled.pure_python_requested():
+        default = _run("import runpy; runpy.run_module('unifiedarray', run_name='__main__')", pure=False)
+        assert f"hot path: compiled ({len(_compiled.MODULES)} of {len(_compiled.MODULES)} modules" in default.stdout
+
+
+def _slots(module: str, cls: str) -> set[str]:
+    tree = ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
+    (body,) = (n.body for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls)
+    (slots,) = (
+        n.value
+        for n in body
+        if isinstance(n, ast.Assign) and [t.id for t in n.targets if isinstance(t, ast.Name)] == ["__slots__"]
+    )
+    return set(ast.literal_eval(slots))
+
+
+@pytest.mark.parametrize(("module", "cls"), [("_array", "UnifiedArray"), ("_buffer", "UnifiedBuffer")])
+def test_each_compiled_class_declares_exactly_its_slots(module, cls):
+    """The .pxd beside a compiled class declares its fields as struct
+    members: the same names as the class's __slots__ (a slot the .pxd lacks
+    would be an AttributeError only where compiled)."""
+    pxd = (PACKAGE / f"{module}.pxd").read_text(encoding="utf-8")
+    declared = set(re.findall(r"^\s+cdef (?:public )?object (\w+)$", pxd, flags=re.M))
+    assert f"cdef class {cls}:" in pxd
+    assert declared == _slots(module, cls)
+
+
+def test_every_pxd_belongs_to_a_compiled_module():
+    """A .pxd beside a module that is not compiled would be dead text."""
+    pxds = {str(p.relative_to(PACKAGE).with_suffix("")).replace(os.sep, ".") for p in PACKAGE.rglob("*.pxd")}
+    assert pxds <= set(_compiled.MODULES)
+    assert {"_array", "_buffer"} <= pxds

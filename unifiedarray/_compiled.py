@@ -1,0 +1,92 @@
+"""The compiled hot path: which modules are compiled, and the switch back
+to pure Python.
+
+Where a C compiler is at hand, installing the package compiles the modules
+named in :data:`MODULES` with Cython (``setup.py``), from the very ``.py``
+files here: the ``.pxd`` file beside each declares its classes as extension
+types (the array's and the buffer's fields become C struct members, so a
+small call's result costs a fraction of what it costs in Python).  Nothing
+else changes: the ``.py`` files are the one source, and the pure-Python
+package behaves the same (CI runs the tests on both).  Where no compiler is
+at hand, or ``UNIFIEDARRAY_PURE_PYTHON=1`` is set when installing, nothing
+is compiled.
+
+``UNIFIEDARRAY_PURE_PYTHON=1`` set when the package is *imported* runs the
+``.py`` files even where compiled modules are installed: how the tests run
+the fallback, and how to rule the compiled code out when chasing a bug.
+This module is imported before any other of the package's, and is never
+compiled itself.
+
+Example
+-------
+>>> import unifiedarray._compiled as compiled
+>>> "_buffer" in compiled.MODULES
+True
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+__all__ = ["ENV", "MODULES", "compiled_modules", "pure_python_requested", "use_pure_python"]
+
+#: The modules compiled where a compiler is at hand (paths below the package,
+#: with dots): the small calls' path from the operators to the buffer.
+MODULES: tuple[str, ...] = (
+    "_array",
+    "_buffer",
+    "_operators",
+    "_reductions",
+    "_results",
+    "backends.mlx_evaluation",
+)
+
+#: The environment variable that asks for the pure-Python modules: at import
+#: (run the ``.py`` files) and at install (compile nothing).
+ENV = "UNIFIEDARRAY_PURE_PYTHON"
+
+_PACKAGE = __name__.rpartition(".")[0]
+_ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+def pure_python_requested() -> bool:
+    """Whether :data:`ENV` asks for pure Python (set, and not ``0`` or empty)."""
+    return os.environ.get(ENV, "") not in ("", "0")
+
+
+class _SourceFinder:
+    """Finds the ``.py`` file of each module in :data:`MODULES`, ahead of
+    the import system's own finder (which prefers a compiled module)."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        package, _, name = fullname.partition(".")
+        if package != _PACKAGE or name not in MODULES:
+            return None
+        source = os.path.join(_ROOT, *name.split(".")) + ".py"
+        return importlib.util.spec_from_file_location(fullname, source)
+
+
+def use_pure_python() -> None:
+    """Import the modules in :data:`MODULES` from their ``.py`` files from
+    now on.  Called by the package's ``__init__`` (before it imports any of
+    them) when :func:`pure_python_requested`; idempotent."""
+    if not any(isinstance(finder, _SourceFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _SourceFinder())
+
+
+def compiled_modules() -> list[str]:
+    """The modules of :data:`MODULES` imported from compiled code (empty
+    for the pure-Python package)."""
+    found = []
+    for name in MODULES:
+        module = sys.modules.get(f"{_PACKAGE}.{name}")
+        if module is not None and not (module.__file__ or "").endswith(".py"):
+            found.append(name)
+    return found
