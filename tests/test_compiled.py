@@ -91,7 +91,7 @@ def test_each_compiled_class_declares_exactly_its_slots(module, cls):
     members: the same names as the class's __slots__ (a slot the .pxd lacks
     would be an AttributeError only where compiled)."""
     pxd = (PACKAGE / f"{module}.pxd").read_text(encoding="utf-8")
-    declared = set(re.findall(r"^\s+cdef (?:public )?object (\w+)$", pxd, flags=re.M))
+    declared = set(re.findall(r"^\s+cdef (?:public )?\w+ (\w+)(?:  #.*)?$", pxd, flags=re.M))
     assert f"cdef class {cls}:" in pxd
     assert declared == _slots(module, cls)
 

@@ -1,8 +1,11 @@
 # The compiled array (unifiedarray/_compiled.py): its fields as C struct
 # members, the same names as _array.py's __slots__ (keep the two in step).
+from unifiedarray._buffer cimport UnifiedBuffer
+
+
 cdef class UnifiedArray:
     cdef object __weakref__
-    cdef public object buffer
+    cdef public UnifiedBuffer buffer  # typed: a compiled x.buffer.ready is two field reads
     cdef public object chain
     cdef public object extent
     cdef public object host_view

@@ -180,6 +180,7 @@ _MAKE_LOCK = threading.Lock()
 
 # frozenset({device}) per device, shared: "only this copy is valid".
 _ONLY: dict[Device, frozenset] = {}
+_only_get = _ONLY.get  # bound once: adopt asks it for every device result
 
 
 def _only(dev: Device) -> frozenset:
@@ -1179,7 +1180,7 @@ def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] |
     self.placement = device
     self._copies_made = None  # made on first use: {device: native} (see UnifiedBuffer._copies)
     self._solo = native
-    self._valid = _ONLY_CPU if device is CPU else (_ONLY.get(device) or _only(device))  # _only, inlined
+    self._valid = _ONLY_CPU if device is CPU else (_only_get(device) or _only(device))  # _only, inlined
     self._lock_obj = None
     self._anchor = None
     self._leased = None

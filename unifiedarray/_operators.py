@@ -96,13 +96,16 @@ def unary(name: str, x: Any) -> Any:
     elif x.chain is None and (base := x.buffer.ready) is not None:
         # On a device, current: the backend's direct function (see operate).
         dev = x.buffer.placement
-        fn = RESOLVED.get((dev, name)) or resolve(dev, name)
+        fn = _resolved((dev, name)) or resolve(dev, name)
         if fn is not None:
             direct = run_direct((fn, x.buffer.dtype), dev, name, (base,))
             if direct is not None:
                 return direct
     return call(name, (x,))
 
+
+# RESOLVED.get, bound once (see _direct).
+_resolved = RESOLVED.get
 
 # name -> the host function, for the operators' fast path.
 _HOST_FN: dict[str, Any] = {}
@@ -192,22 +195,24 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         # (the device's elementwise results never alias an input).
         dev = buf.placement
         if ty is UnifiedArray:
-            yb = y.buffer
-            rhs = yb.ready if yb.placement is dev else None
-            if rhs is not None and y.chain is not None:
+            # Typed locals: compiled, their fields are read directly.
+            yarr: UnifiedArray = y
+            ybuf: UnifiedBuffer = yarr.buffer
+            rhs = ybuf.ready if ybuf.placement is dev else None
+            if rhs is not None and yarr.chain is not None:
                 rhs = native_on(y, dev, name)
         elif ty in _SCALAR_TYPES:
             rhs = y  # the rules were asked above
         else:
             rhs = None
-        fn = (RESOLVED.get((dev, name)) or resolve(dev, name)) if rhs is not None else None
+        fn = (_resolved((dev, name)) or resolve(dev, name)) if rhs is not None else None
         if fn is not None:
             lhs = base if x.chain is None else native_on(x, dev, name)
             # The backend's direct function for this signature, where it has
             # one (MLX: the namespace's own kernel alone, once its first call
             # judged the signature direct): the compute context, the
             # namespace's checks and wrap_result are what it needs none of.
-            other = y.buffer.dtype if ty is UnifiedArray else ty
+            other = ybuf.dtype if ty is UnifiedArray else ty
             key = (fn, other, buf.dtype) if reflected else (fn, buf.dtype, other)
             direct = run_direct(key, dev, name, (rhs, lhs) if reflected else (lhs, rhs))
             if direct is not None:
@@ -223,6 +228,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
 # backend has none.  Keyed by the function the dispatch resolved, so that a
 # namespace function resolved anew (replaced) is judged anew.
 DIRECT: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+_direct = DIRECT.get  # bound once: a method looked up per call is a measurable share of a small one
 _NONE: tuple[Any, Any] = (None, None)
 
 
@@ -231,7 +237,7 @@ def run_direct(key: tuple[Any, ...], dev: Device, name: str, args: tuple[Any, ..
     :data:`DIRECT`) on the native ``args``, as a new array; None where the
     backend has none for it, or it raised or gave nothing (the caller's
     general path then raises the call's own error)."""
-    call_direct, dtype = DIRECT.get(key) or direct_for(key, dev, name)
+    call_direct, dtype = _direct(key) or direct_for(key, dev, name)
     if call_direct is None:
         return None
     try:

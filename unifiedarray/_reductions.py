@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _rules, compute
 from ._array import UnifiedArray
+from ._buffer import UnifiedBuffer
 from ._calls import call, require_real, traced_call
 from ._devices import CPU
 from ._operators import run_direct
@@ -45,6 +46,8 @@ _ARRAY_OUT = _ufunc_returns_arrays_for_ellipsis()
 #: the one place that says which ufunc each one is.
 HOST_REDUCE = {name: ufunc.reduce for name, (ufunc, _) in compute.HOST_REDUCTIONS.items()}
 
+_resolved = RESOLVED.get  # bound once: a method looked up per call is a measurable share of a small one
+
 
 def on_device(name: str, x: UnifiedArray) -> UnifiedArray | None:
     """``name`` (``sum``, ``prod``, ``mean``, ``max``, ``min``) of the whole
@@ -52,13 +55,13 @@ def on_device(name: str, x: UnifiedArray) -> UnifiedArray | None:
     on a device whose backend has a direct function for it
     (``Backend.direct``, as the operators' fast path asks); None where
     not: the caller takes its general path."""
-    buf = x.buffer
+    buf: UnifiedBuffer = x.buffer  # typed: compiled, its fields are read directly
     base = buf.ready
     shape = x.extent
     if base is None or x.chain is not None or not shape or 0 in shape:
         return None
     dev = buf.placement
-    fn = RESOLVED.get((dev, name)) or resolve(dev, name)
+    fn = _resolved((dev, name)) or resolve(dev, name)
     if fn is None:
         return None
     return run_direct((fn, buf.dtype, len(shape)), dev, name, (base,))
@@ -79,7 +82,8 @@ def reduction(name: str, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Any:
     if _STRICT_ACTIVE[0] and type(x) is UnifiedArray:
         _rules.unary(name, x.buffer.dtype)
     if dtype is None and type(x) is UnifiedArray:
-        native = x.buffer.host_ready if x.chain is None else None  # host_current(x), inlined
+        arr: UnifiedArray = x  # typed: compiled, its fields are read directly
+        native = arr.buffer.host_ready if arr.chain is None else None  # host_current(x), inlined
         if native is not None:
             reduce = HOST_REDUCE[name]
             if _ARRAY_OUT:

@@ -1,0 +1,4 @@
+# The compiled reductions (unifiedarray/_compiled.py): the array and buffer
+# types, so that the fast paths' typed locals read their fields directly.
+from unifiedarray._array cimport UnifiedArray
+from unifiedarray._buffer cimport UnifiedBuffer
