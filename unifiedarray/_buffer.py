@@ -180,6 +180,14 @@ _MAKE_LOCK = threading.Lock()
 
 # frozenset({device}) per device, shared: "only this copy is valid".
 _ONLY: dict[Device, frozenset] = {}
+
+
+def _orders_streams(dev: Device) -> bool:
+    """Whether ``dev``'s backend orders work across streams: its ``follow``
+    is its own (CuPy's), not the base class's, which does nothing."""
+    return dev is not CPU and type(backend_for(dev)).follow is not Backend.follow
+
+
 _only_get = _ONLY.get  # bound once: adopt asks it for every device result
 
 
@@ -755,6 +763,8 @@ class UnifiedBuffer:
         after = self._after
         copies = self._copies
         devices = copies if extra is None or extra in copies else [*copies, extra]
+        if after is None and not any(_orders_streams(dev) for dev in devices):
+            return  # nothing recorded, and no backend here queues work out of order (nor _pending an _OrderAfter)
         for dev in devices:
             if dev is CPU:
                 continue

@@ -59,7 +59,6 @@ _NP_SCALAR = np.generic
 # is 0 the fast paths skip strict mode's checks of arrays.
 _STRICT_ACTIVE = _rules.ACTIVE
 _SCALAR_PASSES = _rules.SCALAR_PASSES
-_NO_PASSES: dict[Any, Any] = {}
 _UNJUDGED = (1, 0)  # a type the rules have not judged: no value is within these bounds
 # PYTHON_TYPES as a set: a type's membership is one hash, where the tuple
 # compares it with each of its members in turn.
@@ -74,9 +73,11 @@ def unary(name: str, x: Any) -> Any:
         if traced is not NotImplemented:
             return traced
         raise TypeError(f"{name}: expected a UnifiedArray, got {type(x).__name__}")
+    arr: UnifiedArray = x  # typed: compiled, its fields are read directly
+    buf: UnifiedBuffer = arr.buffer
     if _STRICT_ACTIVE[0]:
-        _rules.unary(name, x.buffer.dtype)
-    host = x.buffer.host_ready if x.chain is None else None  # host_current(x), inlined
+        _rules.unary(name, buf.dtype)
+    host = buf.host_ready if arr.chain is None else None  # host_current(x), inlined
     if host is not None:
         try:
             fn = _HOST_FN[name]
@@ -93,12 +94,12 @@ def unary(name: str, x: Any) -> Any:
                 return out
         elif isinstance(res, _NP_SCALAR):
             return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d input: NumPy gives a scalar
-    elif x.chain is None and (base := x.buffer.ready) is not None:
+    elif arr.chain is None and (base := buf.ready) is not None:
         # On a device, current: the backend's direct function (see operate).
-        dev = x.buffer.placement
+        dev = buf.placement
         fn = _resolved((dev, name)) or resolve(dev, name)
         if fn is not None:
-            direct = run_direct((fn, x.buffer.dtype), dev, name, (base,))
+            direct = run_direct((fn, buf.dtype), dev, name, (base,), arr.extent)  # elementwise: x's shape
             if direct is not None:
                 return direct
     return call(name, (x,))
@@ -123,7 +124,10 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     elif ty in _SCALAR_TYPES:
         # The rules' answer: from the passes they recorded (outside strict
         # mode: every value of the type, or those within bounds), else asked.
-        bounds = _SCALAR_PASSES[reflected].get(name, _NO_PASSES).get(buf.dtype, _NO_PASSES).get(ty, _UNJUDGED)
+        try:  # (not .get: a bound method made per call is a measurable share of a small one)
+            bounds = _SCALAR_PASSES[reflected][name][buf.dtype][ty]
+        except KeyError:  # not judged yet, or not a pass (the general path, which raises or answers)
+            bounds = _UNJUDGED
         if (
             _STRICT_ACTIVE[0] or (bounds is not None and (bounds is _UNJUDGED or not bounds[0] <= y <= bounds[1]))
         ) and check_scalar(x, y, name, reflected) is not None:
@@ -214,7 +218,11 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             # namespace's checks and wrap_result are what it needs none of.
             other = ybuf.dtype if ty is UnifiedArray else ty
             key = (fn, other, buf.dtype) if reflected else (fn, buf.dtype, other)
-            direct = run_direct(key, dev, name, (rhs, lhs) if reflected else (lhs, rhs))
+            # Elementwise: x's shape where y is a scalar or has that shape too.
+            shape = x.extent
+            if ty is UnifiedArray and yarr.extent != shape:
+                shape = None
+            direct = run_direct(key, dev, name, (rhs, lhs) if reflected else (lhs, rhs), shape)
             if direct is not None:
                 return direct
             backend = backend_for(dev)
@@ -232,11 +240,16 @@ _direct = DIRECT.get  # bound once: a method looked up per call is a measurable 
 _NONE: tuple[Any, Any] = (None, None)
 
 
-def run_direct(key: tuple[Any, ...], dev: Device, name: str, args: tuple[Any, ...]) -> UnifiedArray | None:
+def run_direct(
+    key: tuple[Any, ...], dev: Device, name: str, args: tuple[Any, ...], shape: tuple[int, ...] | None = None
+) -> UnifiedArray | None:
     """The result of ``dev``'s direct function for ``key`` (see
     :data:`DIRECT`) on the native ``args``, as a new array; None where the
     backend has none for it, or it raised or gave nothing (the caller's
-    general path then raises the call's own error)."""
+    general path then raises the call's own error).  ``shape`` is the
+    result's where the caller knows it (an elementwise function of operands
+    of one shape, a whole reduction's ``()``): asking an MLX array its shape
+    costs a tenth of a small call."""
     call_direct, dtype = _direct(key) or direct_for(key, dev, name)
     if call_direct is None:
         return None
@@ -248,7 +261,9 @@ def run_direct(key: tuple[Any, ...], dev: Device, name: str, args: tuple[Any, ..
         return None
     # adopt(res, dev, dtype), inlined: a call frame is a tenth of a small call here
     out: UnifiedArray = UnifiedArray()
-    shape = out.extent = res.shape
+    if shape is None:
+        shape = res.shape
+    out.extent = shape
     out.buffer = _adopt_buffer(res, dev, dtype, shape)
     out.chain = out.host_view = None
     return out

@@ -64,7 +64,7 @@ def on_device(name: str, x: UnifiedArray) -> UnifiedArray | None:
     fn = _resolved((dev, name)) or resolve(dev, name)
     if fn is None:
         return None
-    return run_direct((fn, buf.dtype, len(shape)), dev, name, (base,))
+    return run_direct((fn, buf.dtype, len(shape)), dev, name, (base,), ())  # the whole of x: a 0-d result
 
 
 def reduction(name: str, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Any:
