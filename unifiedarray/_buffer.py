@@ -182,10 +182,10 @@ _MAKE_LOCK = threading.Lock()
 _ONLY: dict[Device, frozenset] = {}
 
 
-def _orders_streams(dev: Device) -> bool:
+def _orders_streams(dev: Device | None) -> bool:
     """Whether ``dev``'s backend orders work across streams: its ``follow``
     is its own (CuPy's), not the base class's, which does nothing."""
-    return dev is not CPU and type(backend_for(dev)).follow is not Backend.follow
+    return dev is not None and dev is not CPU and type(backend_for(dev)).follow is not Backend.follow
 
 
 _only_get = _ONLY.get  # bound once: adopt asks it for every device result
@@ -761,10 +761,12 @@ class UnifiedBuffer:
         ``_pending`` holds an ``_OrderAfter``, which every access (the
         dispatch's fast paths included) waits for."""
         after = self._after
+        if after is None and not _orders_streams(extra):
+            made = self._copies_made  # None: one copy, on the placement (see _copies)
+            if not (_orders_streams(self.placement) if made is None else any(map(_orders_streams, made))):
+                return  # nothing recorded, and no backend here queues work out of order (nor _pending an _OrderAfter)
         copies = self._copies
         devices = copies if extra is None or extra in copies else [*copies, extra]
-        if after is None and not any(_orders_streams(dev) for dev in devices):
-            return  # nothing recorded, and no backend here queues work out of order (nor _pending an _OrderAfter)
         for dev in devices:
             if dev is CPU:
                 continue

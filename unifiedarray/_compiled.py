@@ -36,13 +36,16 @@ from types import ModuleType
 __all__ = ["ENV", "MODULES", "compiled_modules", "pure_python_requested", "use_pure_python"]
 
 #: The modules compiled where a compiler is at hand (paths below the package,
-#: with dots): the small calls' path from the operators to the buffer.
+#: with dots): the small calls' path from the operators and subscripts to the
+#: buffer.
 MODULES: tuple[str, ...] = (
     "_array",
     "_buffer",
+    "_index",
     "_operators",
     "_reductions",
     "_results",
+    "_subscripts",
     "backends.mlx_evaluation",
 )
 

@@ -44,7 +44,7 @@ def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
         if tkey is slice or (tkey is tuple and index.all_slices(key)):
             # _host_view, inlined: this is most of a small slice's cost.
             native = host[key]
-            out = UnifiedArray()
+            out: UnifiedArray = UnifiedArray()
             out.buffer = buf
             out.chain = (key,)
             out.extent = native.shape
@@ -109,7 +109,7 @@ def _element(x: UnifiedArray, key: Any) -> UnifiedArray:
 def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
     key = index.view_key(key)
     buf = x.buffer
-    out = UnifiedArray()
+    out: UnifiedArray = UnifiedArray()
     out.buffer = buf
     parent = x.chain
     out.chain = (key,) if parent is None else (*parent, key)
