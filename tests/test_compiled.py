@@ -101,3 +101,24 @@ def test_every_pxd_belongs_to_a_compiled_module():
     pxds = {str(p.relative_to(PACKAGE).with_suffix("")).replace(os.sep, ".") for p in PACKAGE.rglob("*.pxd")}
     assert pxds <= set(_compiled.MODULES)
     assert {"_array", "_buffer"} <= pxds
+
+
+def test_a_compiled_module_built_before_its_source_was_edited_is_stale(tmp_path):
+    source, compiled = tmp_path / "m.py", tmp_path / "m.so"
+    source.write_text("")
+    compiled.write_text("")
+    os.utime(source, (1000.0, 1000.0))
+    os.utime(compiled, (1001.0, 1001.0))
+    assert not _compiled.is_stale(str(source), str(compiled))  # built after its source
+    os.utime(source, (1002.0, 1002.0))
+    assert not _compiled.is_stale(str(source), str(compiled))  # an install writes both within the margin
+    os.utime(source, (1001.0 + _compiled.STALE_AFTER_SECONDS + 1, 1001.0 + _compiled.STALE_AFTER_SECONDS + 1))
+    assert _compiled.is_stale(str(source), str(compiled))  # edited after the build
+    assert not _compiled.is_stale(str(tmp_path / "gone.py"), str(compiled))
+
+
+def test_stale_modules_asks_each_compiled_module(monkeypatch):
+    asked = []
+    monkeypatch.setattr(_compiled, "is_stale", lambda source, compiled: asked.append(source) or True)
+    assert _compiled.stale_modules() == _compiled.compiled_modules()
+    assert [Path(s).name for s in asked] == [m.rpartition(".")[2] + ".py" for m in _compiled.compiled_modules()]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import builtins as _builtins
 import math as _math
 import sys as _sys
+import warnings as _warnings
 from typing import Any
 
 import array_api_compat as _array_api_compat
@@ -219,6 +220,17 @@ from ._version import __version__
 # the array class on import.
 _namespace.install(_sys.modules[__name__])
 del _dispatch
+
+if _stale := _compiled.stale_modules():
+    # A checkout's source edited after its build: the compiled modules run
+    # the old code until it is built again.
+    _warnings.warn(
+        f"unifiedarray: compiled modules older than their sources: {', '.join(_stale)}; build them again "
+        f"(python -m pip install -e . --no-deps) or run the sources ({_compiled.ENV}=1)",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+del _stale
 
 __array_api_version__ = "2025.12"
 

@@ -33,7 +33,15 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-__all__ = ["ENV", "MODULES", "compiled_modules", "pure_python_requested", "use_pure_python"]
+__all__ = [
+    "ENV",
+    "MODULES",
+    "compiled_modules",
+    "is_stale",
+    "pure_python_requested",
+    "stale_modules",
+    "use_pure_python",
+]
 
 #: The modules compiled where a compiler is at hand (paths below the package,
 #: with dots): the small calls' path from the operators and subscripts to the
@@ -93,3 +101,29 @@ def compiled_modules() -> list[str]:
         if module is not None and not (module.__file__ or "").endswith(".py"):
             found.append(name)
     return found
+
+
+#: How much newer than its compiled module a source may be before the module
+#: counts as stale: an install writes both within this, an edit comes later.
+STALE_AFTER_SECONDS = 2.0
+
+
+def is_stale(source: str, compiled: str) -> bool:
+    """Whether the compiled module ``compiled`` is older than its source
+    ``source`` (by more than :data:`STALE_AFTER_SECONDS`): the source was
+    edited after the build, and the compiled module runs the old code."""
+    try:
+        return os.path.getmtime(source) > os.path.getmtime(compiled) + STALE_AFTER_SECONDS
+    except OSError:
+        return False
+
+
+def stale_modules() -> list[str]:
+    """The compiled modules imported whose source was edited after they were
+    built (a checkout's ``pip install -e .`` not run again): the package
+    warns of them at import, since they run the old code."""
+    return [
+        name
+        for name in compiled_modules()
+        if is_stale(os.path.join(_ROOT, *name.split(".")) + ".py", sys.modules[f"{_PACKAGE}.{name}"].__file__ or "")
+    ]
