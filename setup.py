@@ -2,8 +2,9 @@
 ``unifiedarray/_compiled.py`` names, from their ``.py`` files, where it can.
 
 Everything else about the package is in pyproject.toml.  Each extension is
-optional: where no C compiler is at hand, the build warns and the package
-stays pure Python (the same behaviour, slower on small arrays).
+optional: where no C compiler is at hand (or it fails), the build warns
+(``pip install -v`` shows it) and the package stays pure Python (the same
+behaviour, slower on small arrays).
 ``UNIFIEDARRAY_PURE_PYTHON=1`` at install compiles nothing.
 """
 
@@ -14,6 +15,7 @@ import os
 from types import ModuleType
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 
 def _compiled_module() -> ModuleType:
@@ -40,4 +42,22 @@ def _extensions() -> list[Extension]:
     return cythonize(extensions, compiler_directives={"language_level": 3}, quiet=True)
 
 
-setup(ext_modules=_extensions())
+class _OptionalBuildExt(build_ext):
+    """A module that cannot be compiled (no C compiler, a failing one) stays
+    pure Python, with a warning; the package runs the pure-Python modules
+    wherever any listed module was not built (``unifiedarray/_compiled.py``)."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # the compiler's own errors have no common class
+            self.warn(f"unifiedarray: nothing compiled ({exc}); the package runs as pure Python")
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:
+            self.warn(f"unifiedarray: {ext.name} not compiled ({exc}); the package runs as pure Python")
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})

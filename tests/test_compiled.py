@@ -8,9 +8,11 @@ on each (README.md's test command); these tests hold the machinery."""
 from __future__ import annotations
 
 import ast
+import importlib.machinery
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -56,14 +58,58 @@ def test_pure_python_runs_every_listed_module_from_its_source():
     assert total == [1.0, 2.0, 3.0]
 
 
-def test_a_build_is_compiled_whole_or_not_at_all():
-    """A partial build would mix the two builds' reference counts (see
-    _operators._TEMPORARY_REFS): setup.py compiles every module or none."""
+def test_what_runs_is_compiled_whole_or_not_at_all():
+    """The two builds' modules are never mixed (a mix would, for one, read
+    the temporaries' reference counts of neither: _operators._TEMPORARY_REFS)."""
     compiled = _compiled.compiled_modules()
     assert compiled in ([], list(_compiled.MODULES))
-    on_disk = {m for m in _compiled.MODULES if list(PACKAGE.glob(m.replace(".", "/") + ".*.so"))}
-    if not _compiled.pure_python_requested():
-        assert set(compiled) == on_disk  # what was built is what runs
+    built = _compiled.built_modules()
+    if not _compiled.pure_python_requested() and len(built) == len(_compiled.MODULES):
+        assert compiled == built  # a whole build is what runs
+
+
+def test_built_modules_are_those_with_a_compiled_module_beside_their_source(tmp_path):
+    (tmp_path / "backends").mkdir()
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    assert _compiled.built_modules(str(tmp_path)) == []
+    (tmp_path / f"_array{suffix}").write_text("")
+    (tmp_path / "backends" / f"mlx_evaluation{suffix}").write_text("")
+    (tmp_path / "_buffer.py").write_text("")  # a source alone is not a build
+    assert _compiled.built_modules(str(tmp_path)) == ["_array", "backends.mlx_evaluation"]
+
+
+def test_a_partial_build_runs_the_pure_python_modules_with_a_warning(tmp_path):
+    """A copy of the package with one compiled module beside its sources (a
+    build that failed part-way): the package imports the sources, warns, and
+    reports why."""
+    copy = tmp_path / "unifiedarray"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "__pycache__"))
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    (copy / f"_index{suffix}").write_bytes(b"not a module")  # would fail to load, were it imported
+    env = {k: v for k, v in os.environ.items() if k != _compiled.ENV}
+    env["PYTHONPATH"] = str(tmp_path)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import warnings, sys\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always')\n"
+            "    import unifiedarray as xp\n"
+            "from unifiedarray import _compiled, __main__ as m\n"
+            "print(xp.__file__, _compiled.compiled_modules(), [str(w.message) for w in caught])\n"
+            "print(m._hot_path(_compiled.compiled_modules()))",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=True,
+    )
+    first, report = out.stdout.splitlines()
+    assert first.startswith(str(copy)) and "[] " in first
+    assert f"only 1 of {len(_compiled.MODULES)} modules were compiled" in first
+    assert report.startswith(f"pure Python (only 1 of {len(_compiled.MODULES)} modules were compiled")
 
 
 def test_the_report_names_the_hot_path():

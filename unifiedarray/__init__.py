@@ -32,7 +32,9 @@ import numpy as _np
 
 from . import _compiled
 
-if _compiled.pure_python_requested():  # before any compiled module is imported
+# Before any compiled module is imported: the pure-Python modules where asked
+# for, or where only some modules were built (never a mix of the two).
+if _compiled.pure_python_requested() or _compiled.partial_build():
     _compiled.use_pure_python()
 
 from . import _dispatch, _namespace, fft, lib, linalg

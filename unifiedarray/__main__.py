@@ -30,7 +30,7 @@ import numpy as np
 
 from . import Device, UnifiedBuffer, __array_namespace_info__, asarray, track_transfers
 from . import sum as ua_sum
-from ._compiled import ENV, MODULES, compiled_modules, pure_python_requested
+from ._compiled import ENV, MODULES, built_modules, compiled_modules, pure_python_requested
 from ._version import __version__
 from .backends import all_backends, backend_report
 
@@ -81,6 +81,9 @@ def _hot_path(compiled: list[str]) -> str:
         return f"compiled ({len(compiled)} of {len(MODULES)} modules, Cython)"
     if pure_python_requested():
         return f"pure Python ({ENV} is set)"
+    built = built_modules()
+    if built:
+        return f"pure Python (only {len(built)} of {len(MODULES)} modules were compiled: build again)"
     return "pure Python (nothing was compiled at install: no C compiler, or " + ENV + " was set)"
 
 

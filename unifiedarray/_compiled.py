@@ -30,14 +30,17 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from types import ModuleType
 
 __all__ = [
     "ENV",
     "MODULES",
+    "built_modules",
     "compiled_modules",
     "is_stale",
+    "partial_build",
     "pure_python_requested",
     "stale_modules",
     "use_pure_python",
@@ -87,9 +90,35 @@ class _SourceFinder:
 def use_pure_python() -> None:
     """Import the modules in :data:`MODULES` from their ``.py`` files from
     now on.  Called by the package's ``__init__`` (before it imports any of
-    them) when :func:`pure_python_requested`; idempotent."""
+    them) when :func:`pure_python_requested` or :func:`partial_build` (which
+    it warns of); idempotent."""
+    if not pure_python_requested() and partial_build():
+        warnings.warn(
+            f"unifiedarray: only {len(built_modules())} of {len(MODULES)} modules were compiled; running the "
+            "pure-Python modules (build again: python -m pip install -e . --no-deps)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     if not any(isinstance(finder, _SourceFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _SourceFinder())
+
+
+def built_modules(root: str = _ROOT) -> list[str]:
+    """The modules of :data:`MODULES` with a compiled module beside their
+    source under ``root`` (the package's folder), imported or not.  Where
+    some are and some are not (a build that failed part-way), the package
+    runs the pure-Python modules: the two builds' modules are never mixed."""
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    return [
+        name
+        for name in MODULES
+        if any(os.path.exists(os.path.join(root, *name.split(".")) + suffix) for suffix in suffixes)
+    ]
+
+
+def partial_build() -> bool:
+    """Whether some modules of :data:`MODULES` were compiled and some not."""
+    return 0 < len(built_modules()) < len(MODULES)
 
 
 def compiled_modules() -> list[str]:
