@@ -2,7 +2,7 @@
 ``unifiedarray/_compiled.py`` names, from their ``.py`` files, where it can.
 
 Everything else about the package is in pyproject.toml.  Each extension is
-optional: where no C compiler is at hand (or it fails), the build warns
+optional (``_OptionalBuildExt``): where no C compiler is at hand (or it fails), the build warns
 (``pip install -v`` shows it) and the package stays pure Python (the same
 behaviour, slower on small arrays).
 ``UNIFIEDARRAY_PURE_PYTHON=1`` at install compiles nothing.
@@ -36,7 +36,7 @@ def _extensions() -> list[Extension]:
     from Cython.Build import cythonize  # a build requirement (pyproject.toml)
 
     extensions = [
-        Extension(f"unifiedarray.{name}", [os.path.join("unifiedarray", *name.split(".")) + ".py"], optional=True)
+        Extension(f"unifiedarray.{name}", [os.path.join("unifiedarray", *name.split(".")) + ".py"])
         for name in compiled.MODULES
     ]
     return cythonize(extensions, compiler_directives={"language_level": 3}, quiet=True)

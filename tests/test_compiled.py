@@ -25,11 +25,15 @@ from unifiedarray import _compiled
 PACKAGE = Path(xp.__file__).parent
 
 
-def _run(code: str, pure: bool) -> subprocess.CompletedProcess[str]:
+def _run(code: str, pure: bool, path: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh interpreter, with the switch set or not; with
+    ``path``, importing the package found there (and run there)."""
     env = {k: v for k, v in os.environ.items() if k != _compiled.ENV}
     if pure:
         env[_compiled.ENV] = "1"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=path, check=True)
 
 
 @pytest.mark.parametrize(("value", "pure"), [(None, False), ("", False), ("0", False), ("1", True), ("yes", True)])
@@ -86,25 +90,16 @@ def test_a_partial_build_runs_the_pure_python_modules_with_a_warning(tmp_path):
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "__pycache__"))
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     (copy / f"_index{suffix}").write_bytes(b"not a module")  # would fail to load, were it imported
-    env = {k: v for k, v in os.environ.items() if k != _compiled.ENV}
-    env["PYTHONPATH"] = str(tmp_path)
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import warnings, sys\n"
-            "with warnings.catch_warnings(record=True) as caught:\n"
-            "    warnings.simplefilter('always')\n"
-            "    import unifiedarray as xp\n"
-            "from unifiedarray import _compiled, __main__ as m\n"
-            "print(xp.__file__, _compiled.compiled_modules(), [str(w.message) for w in caught])\n"
-            "print(m._hot_path(_compiled.compiled_modules()))",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        check=True,
+    out = _run(
+        "import warnings, sys\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import unifiedarray as xp\n"
+        "from unifiedarray import _compiled, __main__ as m\n"
+        "print(xp.__file__, _compiled.compiled_modules(), [str(w.message) for w in caught])\n"
+        "print(m._hot_path(_compiled.compiled_modules()))",
+        pure=False,
+        path=tmp_path,
     )
     first, report = out.stdout.splitlines()
     assert first.startswith(str(copy)) and "[] " in first

@@ -68,6 +68,12 @@ _PACKAGE = __name__.rpartition(".")[0]
 _ROOT = os.path.dirname(os.path.abspath(__file__))
 
 
+def _source_stem(name: str, root: str = _ROOT) -> str:
+    """The path of module ``name`` of :data:`MODULES` under ``root``, without
+    its suffix (``.py`` for the source; an extension suffix where compiled)."""
+    return os.path.join(root, *name.split("."))
+
+
 def pure_python_requested() -> bool:
     """Whether :data:`ENV` asks for pure Python (set, and not ``0`` or empty)."""
     return os.environ.get(ENV, "") not in ("", "0")
@@ -83,8 +89,7 @@ class _SourceFinder:
         package, _, name = fullname.partition(".")
         if package != _PACKAGE or name not in MODULES:
             return None
-        source = os.path.join(_ROOT, *name.split(".")) + ".py"
-        return importlib.util.spec_from_file_location(fullname, source)
+        return importlib.util.spec_from_file_location(fullname, _source_stem(name) + ".py")
 
 
 def use_pure_python() -> None:
@@ -109,11 +114,7 @@ def built_modules(root: str = _ROOT) -> list[str]:
     some are and some are not (a build that failed part-way), the package
     runs the pure-Python modules: the two builds' modules are never mixed."""
     suffixes = importlib.machinery.EXTENSION_SUFFIXES
-    return [
-        name
-        for name in MODULES
-        if any(os.path.exists(os.path.join(root, *name.split(".")) + suffix) for suffix in suffixes)
-    ]
+    return [name for name in MODULES if any(os.path.exists(_source_stem(name, root) + suffix) for suffix in suffixes)]
 
 
 def partial_build() -> bool:
@@ -154,5 +155,5 @@ def stale_modules() -> list[str]:
     return [
         name
         for name in compiled_modules()
-        if is_stale(os.path.join(_ROOT, *name.split(".")) + ".py", sys.modules[f"{_PACKAGE}.{name}"].__file__ or "")
+        if is_stale(_source_stem(name) + ".py", sys.modules[f"{_PACKAGE}.{name}"].__file__ or "")
     ]

@@ -35,7 +35,7 @@ from ._devices import CPU, Device
 from ._dtypes import PYTHON_TYPES
 from ._errors import run_translated
 from ._intake import check_scalar, intake
-from ._resolve import RESOLVED, resolve
+from ._resolve import resolve, resolved
 from ._results import adopt, wrap_result
 from ._writes import write
 from .backends import backend_for, backend_of_native
@@ -97,16 +97,13 @@ def unary(name: str, x: Any) -> Any:
     elif arr.chain is None and (base := buf.ready) is not None:
         # On a device, current: the backend's direct function (see operate).
         dev = buf.placement
-        fn = _resolved((dev, name)) or resolve(dev, name)
+        fn = resolved((dev, name)) or resolve(dev, name)
         if fn is not None:
             direct = run_direct((fn, buf.dtype), dev, name, (base,), arr.extent)  # elementwise: x's shape
             if direct is not None:
                 return direct
     return call(name, (x,))
 
-
-# RESOLVED.get, bound once (see _direct).
-_resolved = RESOLVED.get
 
 # name -> the host function, for the operators' fast path.
 _HOST_FN: dict[str, Any] = {}
@@ -209,7 +206,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = y  # the rules were asked above
         else:
             rhs = None
-        fn = (_resolved((dev, name)) or resolve(dev, name)) if rhs is not None else None
+        fn = (resolved((dev, name)) or resolve(dev, name)) if rhs is not None else None
         if fn is not None:
             lhs = base if x.chain is None else native_on(x, dev, name)
             # The backend's direct function for this signature, where it has

@@ -21,7 +21,7 @@ from ._buffer import UnifiedBuffer
 from ._calls import call, require_real, traced_call
 from ._devices import CPU
 from ._operators import run_direct
-from ._resolve import RESOLVED, resolve
+from ._resolve import resolve, resolved
 from ._results import adopt
 
 __all__ = ["HOST_REDUCE", "on_device", "reduction"]
@@ -46,8 +46,6 @@ _ARRAY_OUT = _ufunc_returns_arrays_for_ellipsis()
 #: the one place that says which ufunc each one is.
 HOST_REDUCE = {name: ufunc.reduce for name, (ufunc, _) in compute.HOST_REDUCTIONS.items()}
 
-_resolved = RESOLVED.get  # bound once: a method looked up per call is a measurable share of a small one
-
 
 def on_device(name: str, x: UnifiedArray) -> UnifiedArray | None:
     """``name`` (``sum``, ``prod``, ``mean``, ``max``, ``min``) of the whole
@@ -61,7 +59,7 @@ def on_device(name: str, x: UnifiedArray) -> UnifiedArray | None:
     if base is None or x.chain is not None or not shape or 0 in shape:
         return None
     dev = buf.placement
-    fn = _resolved((dev, name)) or resolve(dev, name)
+    fn = resolved((dev, name)) or resolve(dev, name)
     if fn is None:
         return None
     return run_direct((fn, buf.dtype, len(shape)), dev, name, (base,), ())  # the whole of x: a 0-d result

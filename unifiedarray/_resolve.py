@@ -20,11 +20,16 @@ from . import compute
 from ._devices import Device
 from .backends import backend_for
 
-__all__ = ["RESOLVED", "namespace_for", "resolve"]
+__all__ = ["RESOLVED", "namespace_for", "resolve", "resolved"]
 
 # (device, dotted path) -> that device's function (path "" is the namespace
 # itself), or None where the backend lacks it.
 RESOLVED: dict[tuple[Device, str], Any] = {}
+
+#: ``RESOLVED.get``, bound once: the fast paths' lookup of a function already
+#: resolved (None where not yet: then :func:`resolve`); a method looked up per
+#: call is a measurable share of a small one.
+resolved = RESOLVED.get
 
 
 def resolve(dev: Device, path: str) -> Any:
