@@ -6,7 +6,8 @@ fast paths serve (8-element arrays): host ``a + b``, ``a[1:3]``,
 array's arithmetic, function and truth, a column view, an element write, an
 in-place ``+=``, NumPy's ``np.sin`` and ``np.dot`` on UnifiedArrays (float64),
 and MLX ``a + b``,
-``sin(a)`` and ``a[1:3]`` (float32) where MLX is present.  Each checkout runs in a worker process of its own
+``sin(a)``, ``a[1:3]``, building ``sum(a + b)``, reading ``float(sum(a + b))``
+and ``bench_small.py``'s loop of 200 operations with one read (float32) where MLX is present.  Each checkout runs in a worker process of its own
 (``PYTHONPATH=<checkout>``), both kept for the whole run; this script asks
 them for one batch each in turn, the order alternating from round to round,
 so that both halves of a ratio see the same machine noise.  A batch is timed
@@ -14,9 +15,11 @@ in the worker's CPU time (a loaded machine's lost time slices are not
 counted); a ratio is the median of the per-round ratios NEW/OLD, with their
 interquartile range.
 
-Run: ``python benchmarks/bench_small_versions.py OLD NEW [--rounds N]``, OLD
-and NEW the roots of two checkouts (each holding ``unifiedarray/``); about a
-minute with the default rounds.
+Run: ``python benchmarks/bench_small_versions.py OLD NEW [--rounds N] [--pin
+CPU] [--only TEXT]``, OLD and NEW the roots of two checkouts (each holding
+``unifiedarray/``, built: for the compiled modules, an unpacked wheel or an
+in-place build); about a minute with the default rounds.  ``--pin`` runs
+both workers on one CPU, as ``bench_small.py --pin`` does.
 """
 
 from __future__ import annotations
@@ -62,6 +65,23 @@ if "mlx" in xp.__array_namespace_info__().devices():
     cases["MLX a + b"] = (lambda: ma + mb, 300)
     cases["MLX sin(a)"] = (lambda: xp.sin(ma), 300)
     cases["MLX a[1:3]"] = (lambda: ma[1:3], 300)
+    cases["MLX sum(a + b)"] = (lambda: xp.sum(ma + mb), 300)
+    cases["MLX float(sum(a + b))"] = (lambda: float(xp.sum(ma + mb)), 100)
+
+    def mlx_loop():
+        x = ma
+        for _ in range(25):  # bench_small.py's mixed loop, one read at the end
+            x = x + mb
+            x = xp.sin(x)
+            x = x * 2.0
+            x[1:3]
+            x = x - mb
+            xp.sum(x)
+            x = xp.abs(x)
+            x = x / 3.0
+        return float(xp.sum(x))
+
+    cases["MLX loop of 200, one read"] = (mlx_loop, 4)
 print(json.dumps(list(cases)), flush=True)
 for line in sys.stdin:
     fn, n = cases[json.loads(line)]
@@ -75,7 +95,7 @@ for line in sys.stdin:
 """
 
 
-def _start(root: str) -> tuple[subprocess.Popen, list[str]]:
+def _start(root: str, cpu: int | None = None) -> tuple[subprocess.Popen, list[str]]:
     env = dict(os.environ, PYTHONPATH=os.path.abspath(root))
     worker = subprocess.Popen(
         [sys.executable, "-c", _WORKER],
@@ -84,6 +104,9 @@ def _start(root: str) -> tuple[subprocess.Popen, list[str]]:
         text=True,
         env=env,
         cwd=os.path.abspath(root),  # "-c" puts the working directory first on the path: the checkout's own
+        # Pinned before it starts, so that MLX's threads are pinned too (see
+        # bench_small.py's --pin: a small MLX read's cost depends on the CPU).
+        preexec_fn=None if cpu is None else (lambda: os.sched_setaffinity(0, {cpu})),
     )
     assert worker.stdout is not None
     return worker, json.loads(worker.stdout.readline())
@@ -102,9 +125,13 @@ def main() -> None:
     parser.add_argument("old", help="root of the checkout to compare against")
     parser.add_argument("new", help="root of the checkout to measure")
     parser.add_argument("--rounds", type=int, default=80)
+    parser.add_argument("--pin", type=int, metavar="CPU", help="run both workers, all their threads, on this CPU")
+    parser.add_argument("--only", help="the cases whose names contain this text")
     args = parser.parse_args()
-    old, names = _start(args.old)
-    new, _ = _start(args.new)
+    old, names = _start(args.old, args.pin)
+    new, _ = _start(args.new, args.pin)
+    if args.only:
+        names = [n for n in names if args.only in n]
     for name in names:  # warm up both
         for _ in range(3):
             _batch(old, name)
@@ -119,12 +146,12 @@ def main() -> None:
             times[name][1].append(t_new)
     old.kill()
     new.kill()
-    print(f"{'case':<16} {'OLD µs':>8} {'NEW µs':>8}  NEW/OLD, CPU time (IQR)")
+    print(f"{'case':<28} {'OLD µs':>8} {'NEW µs':>8}  NEW/OLD, CPU time (IQR)")
     for name, (t_old, t_new) in times.items():
         ratios: list[Any] = [n / o for o, n in zip(t_old, t_new, strict=True)]
         q1, _, q3 = statistics.quantiles(ratios, n=4)
         print(
-            f"{name:<16} {statistics.median(t_old) * 1e6:>8.3f} {statistics.median(t_new) * 1e6:>8.3f}  "
+            f"{name:<28} {statistics.median(t_old) * 1e6:>8.3f} {statistics.median(t_new) * 1e6:>8.3f}  "
             f"{statistics.median(ratios):.3f} ({q1:.3f}–{q3:.3f})"
         )
 

@@ -12,11 +12,14 @@ decisions out of every module outside ``unifiedarray/backends/``.
 from __future__ import annotations
 
 import ast
+import pickle
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import unifiedarray as xp
 from unifiedarray import Device
@@ -25,7 +28,7 @@ from unifiedarray._dtypes import default_complex
 from unifiedarray._errors import translate
 from unifiedarray.backends import Backend, backend_for, register, unregister
 
-from .conftest import SEALED
+from .conftest import DEVICES, SEALED
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "unifiedarray"
@@ -53,6 +56,46 @@ def test_the_defaults_write_into_the_copy_itself():
     assert backend.detach(native) is native and backend.lease(native) is native
     assert backend.record_event(Device("cpu")) is None and backend.view_on_host(native) is None
     assert not backend.poolable and not backend.revocable_leases and backend.uploads_into
+
+
+_ALL_DTYPES = [np.dtype(t) for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")]
+_ALL_DTYPES += [np.dtype(t) for t in ("float16", "float32", "float64", "complex64", "complex128")]
+
+
+@pytest.mark.parametrize("device", [d for d in DEVICES if d != "cpu"])
+@settings(max_examples=30, deadline=None)
+@given(dtype=st.sampled_from(_ALL_DTYPES), data=st.binary(min_size=12 * 16, max_size=12 * 16))
+def test_a_first_host_copy_holds_every_bit_of_the_device_copy(device, dtype, data):
+    # A device-only array read on the host for the first time gets its host
+    # copy from Backend.to_host (no block to copy into, no second
+    # evaluation): every bit (NaN payloads, -0.0, subnormals) arrives, and
+    # the move is counted once, as is a frame sent elsewhere (pickle).
+    dev = Device.parse(device)
+    backend = backend_for(dev)
+    if not backend.supports_dtype(dtype, dev):
+        return
+    host = np.frombuffer(data[: 12 * dtype.itemsize], dtype=np.uint8 if dtype == bool else dtype).reshape(3, 4)
+    host = (host % 2).astype(bool) if dtype == bool else host.copy()
+    x = xp.asarray(host, device=device)
+    with xp.track_transfers() as moves:
+        got, again = np.asarray(x), np.asarray(x)
+    assert got.dtype == dtype and got.tobytes() == host.tobytes() and again.tobytes() == host.tobytes()
+    assert [(r.source, r.target, r.nbytes) for r in moves.records] == [(device, "cpu", host.nbytes)]
+    y = xp.asarray(host, device=device)
+    # (Memory the host can read, MLX's, is sent as it is: no move.)
+    readable = backend.view_on_host(y.buffer.current(dev)) is not None
+    with xp.track_transfers() as moves:
+        frame = pickle.dumps(y)
+    expected = [] if readable else [(device, "cpu", host.nbytes)]
+    assert [(r.source, r.target, r.nbytes) for r in moves.records] == expected
+    assert np.asarray(pickle.loads(frame)).tobytes() == host.tobytes()
+    # A strided native (MLX's transpose is a view of its input) comes out C-ordered, in its own memory.
+    native = xp.asarray(host, device=device).buffer.current(dev)
+    with backend.compute_context(dev):
+        strided = backend.namespace(dev).permute_dims(native, (1, 0))
+    backend.evaluate(strided)
+    out = backend.to_host(strided, dtype)
+    assert out.flags.c_contiguous and out.flags.owndata and out.tobytes() == np.ascontiguousarray(host.T).tobytes()
 
 
 def test_a_native_without_dlpack_is_a_buffer_error():

@@ -736,4 +736,7 @@ def python_scalar(x: UnifiedArray, kind: str) -> Any:
         view = x.host_view
         if view is not None:
             return view.item()
-    return _ops.native_on(x, CPU, _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}").item()
+    reason = _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}"
+    if x.chain is None:
+        return x.buffer.native(CPU, reason).item()  # the buffer moves what is stale (counted)
+    return _ops.native_on(x, CPU, reason).item()

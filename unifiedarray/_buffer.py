@@ -702,18 +702,26 @@ class UnifiedBuffer:
             source = next(iter(self._valid))
             hop = transfer(str(source), "cpu", nbytes, reason, explicit, route=None if dev is CPU else str(dev))
             guarded = dev is CPU
-            host = self._copies.get(CPU)
-            if host is None:
+            copies = self._copies
+            native = copies[source]
+            host = copies.get(CPU)
+            fresh = host is None and self._pool_allocation is None and not self._pinned and blocking
+            if host is None and not fresh:
                 host = self._allocate(CPU, zero=False)
+            source_backend = backend_for(source)
             with hop as move:
                 # The source's pending work (MLX's lazy graph) is waited for
                 # apart: the ledger charges the copy with the copy only.
-                move.wait_for(backend_for(source).evaluate, self._copies[source])
-                if not blocking and dev == CPU:
-                    self._pending = backend_for(source).download_async(self._copies[source], host)
+                move.wait_for(source_backend.evaluate, native)
+                if fresh:
+                    # A first host copy, neither pooled nor pinned: the
+                    # backend's own copy out, with no block to copy into.
+                    host = source_backend.to_host(native, self.dtype)
+                elif not blocking and dev == CPU:
+                    self._pending = source_backend.download_async(native, host)
                 else:
-                    backend_for(source).download(self._copies[source], host)
-            self._copies[CPU] = host
+                    source_backend.download(native, host)
+            copies[CPU] = host
             self._set_valid(self._valid | {CPU})
         if dev != CPU:
             with transfer("cpu", str(dev), nbytes, reason, explicit, guarded):
@@ -1263,7 +1271,8 @@ def download_new(native: Any, device: Device, reason: str) -> np.ndarray:
     ``device``: a buffer's copy, or a view of one): a counted move whose
     result no buffer keeps (a frame sent elsewhere); :func:`upload_new` is
     the other way."""
-    host = np.empty(native.shape, native.dtype)
-    with transfer(str(device), "cpu", host.nbytes, reason):
-        backend_for(device).download(native, host)
-    return host
+    backend = backend_for(device)
+    dtype = backend.dtype_of(native)
+    with transfer(str(device), "cpu", dtype.itemsize * prod(native.shape), reason) as move:
+        move.wait_for(backend.evaluate, native)
+        return backend.to_host(native, dtype)

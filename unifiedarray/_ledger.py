@@ -368,12 +368,14 @@ class _Totals:
         self.seconds = 0.0
         self.wait_seconds = 0.0
 
-    def add(self, record: TransferRecord) -> None:
+    def add(self, nbytes: int, seconds: float, wait: float) -> None:
+        """Count one move (its fields, not a record: most moves are made
+        with no ledger open, and need none)."""
         with self._lock:
             self.count += 1
-            self.nbytes += record.nbytes
-            self.seconds += record.seconds
-            self.wait_seconds += record.wait
+            self.nbytes += nbytes
+            self.seconds += seconds
+            self.wait_seconds += wait
 
     def snapshot(self) -> tuple[int, int]:
         """``(count, nbytes)`` moved by this process so far."""
@@ -418,12 +420,6 @@ def track_transfers(max_records: int | None = DEFAULT_MAX_RECORDS) -> Iterator[T
 
 _clock = time.perf_counter
 _thread = threading.get_ident
-
-
-def _record(record: TransferRecord) -> None:
-    totals.add(record)
-    for ledger in _active.get():
-        ledger.add(record)
 
 
 class transfer:
@@ -483,8 +479,10 @@ class transfer:
         if exc_type is None and self._nbytes:
             start = self._start + self._wait  # the copy begins when the wait ends
             seconds = _clock() - start
-            _record(
-                TransferRecord(
+            totals.add(self._nbytes, seconds, self._wait)
+            ledgers = _active.get()
+            if ledgers:  # a record is made only for the ledgers open here
+                record = TransferRecord(
                     self._source,
                     self._target,
                     self._nbytes,
@@ -495,4 +493,5 @@ class transfer:
                     _thread(),
                     self._wait,
                 )
-            )
+                for ledger in ledgers:
+                    ledger.add(record)

@@ -164,6 +164,16 @@ class Backend:
         intermediate host array."""
         raise NotImplementedError
 
+    def to_host(self, native: Any, dtype: np.dtype) -> np.ndarray:
+        """A new host array (C order, its own memory) holding ``native``'s
+        data as ``dtype``, its dtype: a first host copy, with no block to
+        copy into.  ``native`` is ready: the caller has waited for its
+        pending work with :meth:`evaluate` (a buffer's move does, and times
+        the wait apart from the copy), so no backend evaluates again here."""
+        out = np.empty(tuple(native.shape), dtype)
+        self.download(native, out)
+        return out
+
     def upload_async(self, host: np.ndarray, device: Device, into: Any = None) -> tuple[Any, Any]:
         """Start copying ``host`` in; returns ``(array, event)`` where
         ``event.synchronize()`` waits for the copy.  Backends without
