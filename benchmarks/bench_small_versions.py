@@ -5,10 +5,10 @@ fast paths serve (8-element arrays): host ``a + b``, ``a[1:3]``,
 ``sin(a)``, ``xp.sum(a)``, a Python int operand, a comparison, and a 0-d
 array's arithmetic, function and truth, a column view, an element write, an
 in-place ``+=``, NumPy's ``np.sin`` and ``np.dot`` on UnifiedArrays (float64),
-and MLX ``a + b``,
-``sin(a)``, ``a[1:3]``, building ``sum(a + b)``, reading ``float(sum(a + b))``
-and ``bench_small.py``'s loop of 200 operations with one read (float32) where MLX is present.  Each checkout runs in a worker process of its own
-(``PYTHONPATH=<checkout>``), both kept for the whole run; this script asks
+and MLX ``a + b``, ``sin(a)``, ``a[1:3]``, building ``sum(a + b)``, reading
+``float(sum(a + b))`` and ``bench_small.py``'s loop of 200 operations with one
+read (float32) where MLX is present.  Each checkout runs in a worker process
+of its own (``PYTHONPATH=<checkout>``), both kept for the whole run; this script asks
 them for one batch each in turn, the order alternating from round to round,
 so that both halves of a ratio see the same machine noise.  A batch is timed
 in the worker's CPU time (a loaded machine's lost time slices are not

@@ -107,6 +107,39 @@ def test_a_partial_build_runs_the_pure_python_modules_with_a_warning(tmp_path):
     assert report.startswith(f"pure Python (only 1 of {len(_compiled.MODULES)} modules were compiled")
 
 
+def test_stray_modules_are_compiled_modules_the_list_does_not_name(tmp_path):
+    (tmp_path / "backends").mkdir()
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for stem in ("_array", "_ledger", "backends/numpy_backend", "_orphan"):
+        (tmp_path / f"{stem}{suffix}").write_text("")
+    for stem in ("_array", "_ledger", "backends/numpy_backend"):
+        (tmp_path / f"{stem}.py").write_text("")
+    # _array is listed; _orphan has no source to run instead (not the package's)
+    assert _compiled.stray_modules(str(tmp_path)) == ["_ledger", "backends.numpy_backend"]
+
+
+def test_a_stray_compiled_module_is_passed_over_for_its_source_with_a_warning(tmp_path):
+    """A copy of the package with a compiled module that no build makes now
+    (an older build's, left behind): its source runs, and the import warns."""
+    copy = tmp_path / "unifiedarray"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "__pycache__"))
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    (copy / f"_ledger{suffix}").write_bytes(b"not a module")  # would fail to load, were it imported
+    out = _run(
+        "import warnings, sys\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import unifiedarray as xp\n"
+        "print(sys.modules['unifiedarray._ledger'].__file__, (xp.arange(2.0) + 1).tolist())\n"
+        "print([str(w.message) for w in caught])",
+        pure=False,
+        path=tmp_path,
+    )
+    first, warned = out.stdout.splitlines()
+    assert first == f"{copy / '_ledger.py'} [1.0, 2.0]"
+    assert "compiled modules that no build makes now (left by an older one): _ledger" in warned
+
+
 def test_the_report_names_the_hot_path():
     pure = _run("import runpy; runpy.run_module('unifiedarray', run_name='__main__')", pure=True)
     assert f"hot path: pure Python ({_compiled.ENV} is set)" in pure.stdout.replace("\n", " ")

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import unifiedarray as xp
-from unifiedarray import _array, _calls, _operators, _reductions
+from unifiedarray import _array, _calls, _operators, _reductions, _resolve
 
 from .conftest import DEVICES
 
@@ -497,6 +497,40 @@ def test_device_direct_unary_and_reductions_match_the_general_path(device, data,
                 with general_path():
                     general = device_outcome(fn)
                 assert fast == general
+
+
+@pytest.mark.skipif("mlx" not in DEVICES, reason="no MLX")
+def test_a_reset_of_the_resolution_cache_stales_the_remembered_direct_signatures():
+    """The direct path remembers the signature each name served last; a
+    function resolved anew after ``_resolve.reset`` (a namespace function
+    replaced) is what the next call runs, not the remembered kernel."""
+    x = xp.asarray([1.0, 2.0], dtype=xp.float32, device="mlx")
+    for _ in range(3):
+        x + x, xp.sin(x), xp.sum(x)  # judged, then served directly (and remembered)
+    assert {"add", "sin", "sum"} <= set(_operators._LAST)
+    seen = []
+    saved = dict(_resolve.RESOLVED)
+
+    def replaced(native_fn):
+        def fn(*args, **kwargs):
+            seen.append(native_fn.__name__)
+            return native_fn(*args, **kwargs)
+
+        fn.__name__ = native_fn.__name__
+        return fn
+
+    entries = {k: (replaced(v) if k[0] == "mlx" and k[1] in ("add", "sin", "sum") else v) for k, v in saved.items()}
+    try:
+        _resolve.reset(entries)
+        assert (x + x).tolist() == [2.0, 4.0] and xp.sin(x).tolist() == pytest.approx(np.sin([1.0, 2.0]))
+        assert float(xp.sum(x)) == 3.0
+        assert sorted(set(seen)) == sorted({entries[("mlx", n)].__name__ for n in ("add", "sin", "sum")})
+    finally:
+        _resolve.reset(saved)
+    seen.clear()
+    for _ in range(3):
+        x + x, xp.sin(x), xp.sum(x)
+    assert not seen  # the first functions again, and nothing remembered of the replaced ones
 
 
 @pytest.mark.skipif("mlx" not in DEVICES, reason="no MLX")

@@ -240,7 +240,8 @@ OPERATION_CLASSES: dict[str, tuple[str, Callable[[Any, Any], Any]]] = {
 class _ResolutionCache:
     """The dispatch's one cache of resolved functions, for monkeypatch:
     setting ``entries`` replaces the cache's contents in place (every module
-    of the dispatch holds the same dict), so monkeypatch's undo puts the old
+    of the dispatch holds the same dict) through ``_resolve.reset``, which
+    stales what was decided from them, so monkeypatch's undo puts the old
     contents back."""
 
     @property
@@ -249,8 +250,7 @@ class _ResolutionCache:
 
     @entries.setter
     def entries(self, value: dict) -> None:
-        _resolve.RESOLVED.clear()
-        _resolve.RESOLVED.update(value)
+        _resolve.reset(value)
 
 
 def _fresh_resolution(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -36,6 +36,16 @@ from . import _compiled
 # for, or where only some modules were built (never a mix of the two).
 if _compiled.pure_python_requested() or _compiled.partial_build():
     _compiled.use_pure_python()
+if _stray := _compiled.stray_modules():
+    _compiled.use_sources(_stray)
+    _warnings.warn(
+        f"unifiedarray: compiled modules that no build makes now (left by an older one): {', '.join(_stray)}; "
+        "their sources run; delete the compiled files (git clean -fX unifiedarray) and build again "
+        "(python -m pip install -e . --no-deps)",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+del _stray
 
 from . import _dispatch, _namespace, fft, lib, linalg
 from ._accelerator import Accelerator, get_accelerator, list_devices

@@ -713,9 +713,9 @@ class UnifiedBuffer:
                 # The source's pending work (MLX's lazy graph) is waited for
                 # apart: the ledger charges the copy with the copy only.
                 move.wait_for(source_backend.evaluate, native)
-                if fresh:
-                    # A first host copy, neither pooled nor pinned: the
-                    # backend's own copy out, with no block to copy into.
+                if host is None:
+                    # A first host copy, neither pooled nor pinned (fresh):
+                    # the backend's own copy out, with no block to copy into.
                     host = source_backend.to_host(native, self.dtype)
                 elif not blocking and dev == CPU:
                     self._pending = source_backend.download_async(native, host)

@@ -80,16 +80,28 @@ def pure_python_requested() -> bool:
 
 
 class _SourceFinder:
-    """Finds the ``.py`` file of each module in :data:`MODULES`, ahead of
-    the import system's own finder (which prefers a compiled module)."""
+    """Finds the ``.py`` file of each of its modules (names relative to the
+    package), ahead of the import system's own finder (which prefers a
+    compiled module)."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         package, _, name = fullname.partition(".")
-        if package != _PACKAGE or name not in MODULES:
+        if package != _PACKAGE or name not in self.names:
             return None
         return importlib.util.spec_from_file_location(fullname, _source_stem(name) + ".py")
+
+
+def use_sources(names: Sequence[str]) -> None:
+    """Import the modules ``names`` (relative to the package) from their
+    ``.py`` files from now on, whatever is compiled beside them; idempotent."""
+    wanted = frozenset(names)
+    if not any(isinstance(f, _SourceFinder) and wanted <= f.names for f in sys.meta_path):
+        sys.meta_path.insert(0, _SourceFinder(wanted))
 
 
 def use_pure_python() -> None:
@@ -104,8 +116,7 @@ def use_pure_python() -> None:
             RuntimeWarning,
             stacklevel=3,
         )
-    if not any(isinstance(finder, _SourceFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _SourceFinder())
+    use_sources(MODULES)
 
 
 def built_modules(root: str = _ROOT) -> list[str]:
@@ -115,6 +126,25 @@ def built_modules(root: str = _ROOT) -> list[str]:
     runs the pure-Python modules: the two builds' modules are never mixed."""
     suffixes = importlib.machinery.EXTENSION_SUFFIXES
     return [name for name in MODULES if any(os.path.exists(_source_stem(name, root) + suffix) for suffix in suffixes)]
+
+
+def stray_modules(root: str = _ROOT) -> list[str]:
+    """The compiled modules under ``root`` (the package's folder) beside a
+    source that :data:`MODULES` does not name: left by a build from before
+    the module left the list (or built by hand), they would be imported
+    instead of their source and run its old code unseen.  The package
+    imports their sources instead, and warns (``__init__``)."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    found = []
+    for folder, _, files in os.walk(root):
+        for file in files:
+            if not file.endswith(suffixes):
+                continue
+            stem = os.path.join(folder, file.split(".", 1)[0])
+            name = os.path.relpath(stem, root).replace(os.sep, ".")
+            if name not in MODULES and os.path.exists(stem + ".py"):
+                found.append(name)
+    return sorted(found)
 
 
 def partial_build() -> bool:

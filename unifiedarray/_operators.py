@@ -35,7 +35,7 @@ from ._devices import CPU, Device
 from ._dtypes import PYTHON_TYPES
 from ._errors import run_translated
 from ._intake import check_scalar, intake
-from ._resolve import resolve, resolved
+from ._resolve import GENERATION, resolve, resolved
 from ._results import adopt, wrap_result
 from ._writes import write
 from .backends import backend_for, backend_of_native
@@ -96,12 +96,9 @@ def unary(name: str, x: Any) -> Any:
             return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d input: NumPy gives a scalar
     elif arr.chain is None and (base := buf.ready) is not None:
         # On a device, current: the backend's direct function (see operate).
-        dev = buf.placement
-        fn = resolved((dev, name)) or resolve(dev, name)
-        if fn is not None:
-            direct = run_direct((fn, buf.dtype), dev, name, (base,), arr.extent)  # elementwise: x's shape
-            if direct is not None:
-                return direct
+        direct = run_direct(buf.placement, name, buf.dtype, None, arr.extent, base)  # elementwise: x's shape
+        if direct is not None:
+            return direct
     return call(name, (x,))
 
 
@@ -206,25 +203,28 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = y  # the rules were asked above
         else:
             rhs = None
-        fn = (resolved((dev, name)) or resolve(dev, name)) if rhs is not None else None
-        if fn is not None:
+        if rhs is not None:
             lhs = base if x.chain is None else native_on(x, dev, name)
             # The backend's direct function for this signature, where it has
             # one (MLX: the namespace's own kernel alone, once its first call
             # judged the signature direct): the compute context, the
             # namespace's checks and wrap_result are what it needs none of.
             other = ybuf.dtype if ty is UnifiedArray else ty
-            key = (fn, other, buf.dtype) if reflected else (fn, buf.dtype, other)
             # Elementwise: x's shape where y is a scalar or has that shape too.
             shape = x.extent
             if ty is UnifiedArray and yarr.extent != shape:
                 shape = None
-            direct = run_direct(key, dev, name, (rhs, lhs) if reflected else (lhs, rhs), shape)
+            if reflected:
+                direct = run_direct(dev, name, other, buf.dtype, shape, rhs, lhs)
+            else:
+                direct = run_direct(dev, name, buf.dtype, other, shape, lhs, rhs)
             if direct is not None:
                 return direct
-            backend = backend_for(dev)
-            res = run_translated(dev, name, backend.run, (dev, fn, rhs, lhs) if reflected else (dev, fn, lhs, rhs))
-            return adopt(res, dev, backend.dtype_of(res))
+            fn = resolved((dev, name)) or resolve(dev, name)
+            if fn is not None:
+                backend = backend_for(dev)
+                res = run_translated(dev, name, backend.run, (dev, fn, rhs, lhs) if reflected else (dev, fn, lhs, rhs))
+                return adopt(res, dev, backend.dtype_of(res))
     return operate_general(x, y, name, reflected)
 
 
@@ -237,21 +237,58 @@ _direct = DIRECT.get  # bound once: a method looked up per call is a measurable 
 _NONE: tuple[Any, Any] = (None, None)
 
 
-def run_direct(
-    key: tuple[Any, ...], dev: Device, name: str, args: tuple[Any, ...], shape: tuple[int, ...] | None = None
-) -> UnifiedArray | None:
-    """The result of ``dev``'s direct function for ``key`` (see
-    :data:`DIRECT`) on the native ``args``, as a new array; None where the
-    backend has none for it, or it raised or gave nothing (the caller's
-    general path then raises the call's own error).  ``shape`` is the
-    result's where the caller knows it (an elementwise function of operands
-    of one shape, a whole reduction's ``()``): asking an MLX array its shape
-    costs a tenth of a small call."""
-    call_direct, dtype = _direct(key) or direct_for(key, dev, name)
-    if call_direct is None:
-        return None
+#: name -> the signature last served directly under that name, and how:
+#: ``(device, first, second, generation, direct function, result dtype)``.
+#: A small call's signature is most often the one its name served last (a
+#: loop), and then the decision costs identity tests only: no resolution,
+#: no key to build, no DIRECT lookup (a dtype's hash is computed anew each
+#: time).  Staled by a change of the resolution cache (its GENERATION).
+_LAST: dict[str, tuple[Any, ...]] = {}
+_GENERATION = GENERATION
+_ONE: Any = object()  # run_direct's second native when there is none
+
+
+def run_direct(dev: Device, name: str, first: Any, second: Any, shape: Any, a: Any, b: Any = _ONE) -> Any:
+    """The result of ``dev``'s direct function for ``name`` on the native
+    arrays (or scalar) ``a`` and ``b`` (``_ONE``: a function of one array),
+    in call order (the one way the fast paths call one): a new array, or None
+    where the backend has none for the signature, or it raised or gave
+    nothing (the caller's general path then raises the call's own error).
+
+    The signature is the arguments' dtypes or scalar types in call order,
+    ``first`` and ``second`` (None for a function of one array; a whole
+    reduction's is its input's dtype and ndim); the decision for it is
+    :data:`DIRECT`'s entry for ``(resolved function, first[, second])``,
+    remembered per name (:data:`_LAST`).  ``shape`` is the result's where the
+    caller knows it (an elementwise function of operands of one shape, a
+    whole reduction's ``()``): asking an MLX array its shape costs a tenth
+    of a small call."""
+    try:  # (not .get: a bound method made per call is a measurable share of a small one)
+        known = _LAST[name]
+    except KeyError:
+        known = None
+    if (
+        known is not None
+        and known[0] is dev
+        and known[1] is first
+        and known[2] is second
+        and known[3] == _GENERATION[0]
+    ):
+        call_direct = known[4]
+        dtype = known[5]
+    else:
+        generation = _GENERATION[0]  # read first: a reset from now on stales what is remembered below
+        fn = resolved((dev, name)) or resolve(dev, name)
+        if fn is None:
+            return None
+        key = (fn, first) if second is None else (fn, first, second)
+        call_direct, dtype = _direct(key) or direct_for(key, dev, name)
+        if call_direct is None:
+            return None
+        _LAST[name] = (dev, first, second, generation, call_direct, dtype)
     try:
-        res = call_direct(*args)
+        # Each arity called as such: a call with an argument tuple costs more.
+        res = call_direct(a) if b is _ONE else call_direct(a, b)
     except Exception:
         return None
     if res is None:

@@ -53,7 +53,8 @@ class TransferError(RuntimeError):
 
 
 # (host_to_device, device_to_host, device_to_device) levels for this context.
-_guard: ContextVar[tuple[str, str, str]] = ContextVar("unifiedarray_guard", default=("allow",) * 3)
+_ALLOW_ALL = ("allow",) * 3
+_guard: ContextVar[tuple[str, str, str]] = ContextVar("unifiedarray_guard", default=_ALLOW_ALL)
 
 
 @contextmanager
@@ -95,7 +96,10 @@ def check_transfer(source: str, target: str, nbytes: int, reason: str, explicit:
     """Raise or log per the guard; called by the ledger before every move."""
     if explicit:
         return
-    level, direction = _level(_guard.get(), source, target)
+    levels = _guard.get()
+    if levels == _ALLOW_ALL:  # the default: every move allowed, whatever its direction
+        return
+    level, direction = _level(levels, source, target)
     if level == "allow":
         return
     message = f"implicit {direction} move of {nbytes} bytes from {source} to {target} in {reason}"

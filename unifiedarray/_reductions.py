@@ -21,7 +21,6 @@ from ._buffer import UnifiedBuffer
 from ._calls import call, require_real, traced_call
 from ._devices import CPU
 from ._operators import run_direct
-from ._resolve import resolve, resolved
 from ._results import adopt
 
 __all__ = ["HOST_REDUCE", "on_device", "reduction"]
@@ -58,11 +57,7 @@ def on_device(name: str, x: UnifiedArray) -> UnifiedArray | None:
     shape = x.extent
     if base is None or x.chain is not None or not shape or 0 in shape:
         return None
-    dev = buf.placement
-    fn = resolved((dev, name)) or resolve(dev, name)
-    if fn is None:
-        return None
-    return run_direct((fn, buf.dtype, len(shape)), dev, name, (base,), ())  # the whole of x: a 0-d result
+    return run_direct(buf.placement, name, buf.dtype, len(shape), (), base)  # the whole of x: a 0-d result
 
 
 def reduction(name: str, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Any:

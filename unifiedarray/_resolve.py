@@ -20,7 +20,7 @@ from . import compute
 from ._devices import Device
 from .backends import backend_for
 
-__all__ = ["RESOLVED", "namespace_for", "resolve", "resolved"]
+__all__ = ["GENERATION", "RESOLVED", "namespace_for", "reset", "resolve", "resolved"]
 
 # (device, dotted path) -> that device's function (path "" is the namespace
 # itself), or None where the backend lacks it.
@@ -30,6 +30,34 @@ RESOLVED: dict[tuple[Device, str], Any] = {}
 #: resolved (None where not yet: then :func:`resolve`); a method looked up per
 #: call is a measurable share of a small one.
 resolved = RESOLVED.get
+
+#: How many times :data:`RESOLVED` has had an entry replaced or dropped
+#: (:func:`reset`): what a cache of decisions that depend on resolved
+#: functions (``_operators``' last direct signatures) keeps, to know it is
+#: stale.  A list, so that importers read the one count.  :func:`resolve`
+#: only adds entries, which stales nothing.
+GENERATION = [0]
+
+
+def reset(entries: dict[tuple[Device, str], Any] | None = None) -> None:
+    """Replace the resolution cache's contents with ``entries`` (none: every
+    function is resolved anew, from namespaces that may have been replaced
+    since); the one way its entries change, so that every cache built on
+    them is staled (:data:`GENERATION`).
+
+    Example
+    -------
+    >>> from unifiedarray import _resolve
+    >>> before = _resolve.GENERATION[0]
+    >>> _resolve.reset(dict(_resolve.RESOLVED)); _resolve.GENERATION[0] == before + 1
+    True
+    """
+    RESOLVED.clear()
+    if entries:
+        RESOLVED.update(entries)
+    # After the change: a cache entry made before it, or during it (from
+    # half-changed contents), holds an older count.
+    GENERATION[0] += 1
 
 
 def resolve(dev: Device, path: str) -> Any:
