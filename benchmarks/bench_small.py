@@ -27,8 +27,10 @@ reading thread sleeps while MLX's stream thread computes), which the
 fastest wall batches do.
 
 Run: ``python benchmarks/bench_small.py [--markdown] [--quick] [--rounds N]
-[--json FILE] [--verbose] [--pin] [--no-plot]`` (under a minute;
-``--quick`` a few seconds, not a measurement).
+[--json FILE] [--verbose] [--pin] [--no-plot] [--floor]`` (under a minute;
+``--quick`` a few seconds, not a measurement).  ``--floor`` times only where a
+small MLX read's time goes (see :func:`read_floor`): what a read costs with
+no bookkeeping at all, against raw MLX's own.
 
 ``--pin`` runs every thread of the process on the one CPU where a raw MLX
 read is fastest (see ``_common.pin_to_one_cpu``): unpinned, raw MLX's own
@@ -134,6 +136,64 @@ def _raw_mlx_read() -> Callable[[], Any] | None:
     return lambda: mx.sum(ra + ra).item()
 
 
+def _python_between(n: int = 10) -> int:
+    """A little Python (about a quarter of a microsecond here): what any
+    library does between two of MLX's evaluations."""
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+
+def read_floor(rounds: int) -> list[list[str]]:
+    """``--floor``: where a small MLX read's time goes, each contender timed
+    in the same interleaved rounds (batches of 50 reads, medians): raw MLX's
+    read in a tight loop; the same with a little Python between two reads;
+    the library's graph of ``sum(a + b)`` evaluated through its evaluation
+    point and read with ``.item()`` (the build and the evaluation, without
+    the buffer's bookkeeping: no guard, no ledger, no host copy); and the
+    library's whole ``float(xp.sum(a + b))``.  Uses the library's private
+    evaluation point (``backends.mlx_evaluation``)."""
+    import mlx.core as mx
+
+    from unifiedarray.backends import mlx_evaluation
+
+    rng = np.random.default_rng(0)
+    na, nb = rng.random(8).astype(np.float32), rng.random(8).astype(np.float32)
+    a, b = xp.asarray(na, device="mlx"), xp.asarray(nb, device="mlx")
+    ra, rb = mx.array(na), mx.array(nb)
+    mx.eval(ra, rb)
+
+    def graph_only() -> float:
+        native = xp.sum(a + b).buffer.ready
+        mlx_evaluation.evaluate(native)
+        return native.item()  # type: ignore[no-any-return]
+
+    contenders: dict[str, Callable[[], Any]] = {
+        "raw MLX, mx.sum(a + b).item(), a tight loop": lambda: mx.sum(ra + rb).item(),
+        "raw MLX, the same with 0.25 µs of Python between reads": lambda: (
+            _python_between(),
+            mx.sum(ra + rb).item(),
+        ),
+        "unifiedarray's graph, evaluated and read with .item() (no buffer)": graph_only,
+        "unifiedarray, float(xp.sum(a + b))": lambda: float(xp.sum(a + b)),
+    }
+    names = list(contenders)
+    times: dict[str, list[float]] = {k: [] for k in names}
+    for fn in contenders.values():
+        for _ in range(20):
+            fn()
+    for r in range(rounds):
+        for k in C.in_round(names, r):
+            fn = contenders[k]
+            t0 = time.perf_counter()
+            for _ in range(50):
+                fn()
+            times[k].append((time.perf_counter() - t0) / 50)
+    raw = C.median(times[names[0]])
+    return [[k, f"{C.fmt_time_us(C.median(v) * 1e6)} µs", C.fmt_ratio(C.median(v) / raw)] for k, v in times.items()]
+
+
 def measure(contenders: dict[str, Callable[[], Any]], calls: int, rounds: int) -> dict[str, Any]:
     names = list(contenders)
     for fn in contenders.values():  # warm: resolved functions, caches
@@ -171,6 +231,7 @@ def main() -> None:
     parser.add_argument("--json", metavar="FILE", help="write every measurement, per round, to FILE")
     parser.add_argument("--verbose", action="store_true", help="also print median CPU and minimum wall times")
     parser.add_argument("--pin", action="store_true", help="run every thread on one CPU (see the docstring)")
+    parser.add_argument("--floor", action="store_true", help="only where a small MLX read's time goes")
     C.add_plot_option(parser, "bench_small")
     args = parser.parse_args()
     if args.pin and C.pin_to_one_cpu(_raw_mlx_read()) is None:
@@ -179,6 +240,13 @@ def main() -> None:
     info = C.machine_info()
     print(C.info_block(args.markdown, info))
     print()
+    if args.floor:
+        if _raw_mlx_read() is None:
+            parser.error("--floor needs MLX")
+        headers = ["a small MLX read", "time (median)", "against the first"]
+        rows = read_floor(rounds)
+        print(C.markdown_table(headers, rows) if args.markdown else C.text_table(headers, rows))
+        return
     rows, bars, dump = [], [], {}
     for name, target, contenders, calls in host_cases() + mlx_cases():
         res = measure(contenders, calls, rounds)

@@ -128,6 +128,8 @@ def main() -> None:
     parser.add_argument("--pin", type=int, metavar="CPU", help="run both workers, all their threads, on this CPU")
     parser.add_argument("--only", help="the cases whose names contain this text")
     args = parser.parse_args()
+    if args.pin is not None and not hasattr(os, "sched_setaffinity"):
+        parser.error("--pin needs os.sched_setaffinity (Linux)")
     old, names = _start(args.old, args.pin)
     new, _ = _start(args.new, args.pin)
     if args.only:

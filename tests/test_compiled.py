@@ -110,11 +110,13 @@ def test_a_partial_build_runs_the_pure_python_modules_with_a_warning(tmp_path):
 def test_stray_modules_are_compiled_modules_the_list_does_not_name(tmp_path):
     (tmp_path / "backends").mkdir()
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    for stem in ("_array", "_ledger", "backends/numpy_backend", "_orphan"):
+    for stem in ("_array", "_ledger", "backends/numpy_backend", "_orphan", "backends/__init__"):
         (tmp_path / f"{stem}{suffix}").write_text("")
-    for stem in ("_array", "_ledger", "backends/numpy_backend"):
+    (tmp_path / "_policy.cpython-399-x86_64-linux-gnu.so").write_text("")  # another interpreter's
+    for stem in ("_array", "_ledger", "backends/numpy_backend", "_policy", "backends/__init__"):
         (tmp_path / f"{stem}.py").write_text("")
-    # _array is listed; _orphan has no source to run instead (not the package's)
+    # _array is listed; _orphan has no source to run instead (not the package's);
+    # this interpreter never imports the other's _policy; a package's __init__ is not a module here
     assert _compiled.stray_modules(str(tmp_path)) == ["_ledger", "backends.numpy_backend"]
 
 

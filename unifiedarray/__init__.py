@@ -45,7 +45,6 @@ if _stray := _compiled.stray_modules():
         RuntimeWarning,
         stacklevel=2,
     )
-del _stray
 
 from . import _dispatch, _namespace, fft, lib, linalg
 from ._accelerator import Accelerator, get_accelerator, list_devices
@@ -242,7 +241,7 @@ if _stale := _compiled.stale_modules():
         RuntimeWarning,
         stacklevel=2,
     )
-del _stale
+del _stale, _stray
 
 __array_api_version__ = "2025.12"
 

@@ -43,7 +43,9 @@ __all__ = [
     "partial_build",
     "pure_python_requested",
     "stale_modules",
+    "stray_modules",
     "use_pure_python",
+    "use_sources",
 ]
 
 #: The modules compiled where a compiler is at hand (paths below the package,
@@ -134,15 +136,20 @@ def stray_modules(root: str = _ROOT) -> list[str]:
     the module left the list (or built by hand), they would be imported
     instead of their source and run its old code unseen.  The package
     imports their sources instead, and warns (``__init__``)."""
-    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    # Longest first: "_x.cpython-311-x86_64-linux-gnu.so" is "_x", not
+    # "_x.cpython-311-x86_64-linux-gnu" (the bare ".so" matches it too).
+    suffixes = sorted(importlib.machinery.EXTENSION_SUFFIXES, key=len, reverse=True)
     found = []
     for folder, _, files in os.walk(root):
         for file in files:
-            if not file.endswith(suffixes):
+            suffix = next((x for x in suffixes if file.endswith(x)), None)
+            if suffix is None:
                 continue
-            stem = os.path.join(folder, file.split(".", 1)[0])
-            name = os.path.relpath(stem, root).replace(os.sep, ".")
-            if name not in MODULES and os.path.exists(stem + ".py"):
+            stem = file[: -len(suffix)]
+            if "." in stem or stem == "__init__":
+                continue  # another interpreter's build (never imported by this one), or a package's
+            name = os.path.relpath(os.path.join(folder, stem), root).replace(os.sep, ".")
+            if name not in MODULES and os.path.exists(os.path.join(folder, stem + ".py")):
                 found.append(name)
     return sorted(found)
 

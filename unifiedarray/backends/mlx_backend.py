@@ -204,11 +204,16 @@ class MLXBackend(Backend):
         np.copyto(out, np.asarray(native))
 
     def to_host(self, native: Any, dtype: np.dtype) -> np.ndarray:
-        # Evaluated by the caller (see Backend.to_host): NumPy reads MLX's
-        # memory through the buffer protocol, one copy.  A second evaluation
-        # of a ready array and a block to copy into cost a tenth of a small
-        # result's read.
-        return np.array(native, dtype=dtype, order="C")
+        # Evaluated by the caller, always (see Backend.to_host): NumPy reading
+        # an unevaluated array would evaluate it outside the evaluation lock
+        # and hand out a failed kernel's unwritten memory (see
+        # mlx_evaluation, "Failures at evaluation").  NumPy reads MLX's memory
+        # through the buffer protocol, one copy; a second evaluation of a
+        # ready array and a block to copy into cost a tenth of a small read.
+        host = np.array(native, order="C")
+        if host.dtype != dtype:  # never a silent cast (a buffer's dtype is its copies')
+            raise TypeError(f"mlx: a {host.dtype} array read back as {dtype} (copy to the host)")
+        return host
 
     def is_native(self, obj: Any) -> bool:
         if self.mx is None:
