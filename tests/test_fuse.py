@@ -316,6 +316,25 @@ def test_scalar_values_meet_the_rules_at_every_call(dev: str, name: str, dtype: 
         assert_same(outcome(fused, (a, s, t)), outcome(fn, (a, s, t)), dev)
 
 
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("size", [5, 257, 3 * _fuse.BLOCK + 7])
+@pytest.mark.parametrize("bound", ["s % s", "sum(s % s)", "max(x)"])
+def test_a_0d_step_reaches_the_next_call_as_a_0d_array(dev: str, size: int, bound: str) -> None:
+    """A step of a fused function whose result is 0-d reaches the next call
+    as the eager path's 0-d array: on the host NumPy's own answer is a
+    scalar, which clip takes otherwise (``clip(int8, None, np.int32(0))`` is
+    int32; with a 0-d int32 bound, int8 as the standard says).  Found by
+    the blocked evaluation's fuzz (``clip(a0, None, a1 % a1)``)."""
+    x = xp.asarray(np.arange(size) % 7 - 3, dtype=xp.int8, device=dev)
+    s = xp.asarray(-3, dtype=xp.int32, device=dev)
+
+    def fn(x: Any, s: Any) -> Any:
+        top = {"s % s": lambda: s % s, "sum(s % s)": lambda: xp.sum(s % s), "max(x)": lambda: xp.max(x)}[bound]()
+        return xp.clip(x, None, top)  # x's dtype, int8, whatever the bound's (same kind)
+
+    assert_same(outcome(xp.fuse(fn), (x, s)), outcome(fn, (x, s)), dev)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data(), tree=_trees())
 def test_blocked_host_evaluation_is_bit_identical(data: Any, tree: Any) -> None:

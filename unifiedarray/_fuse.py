@@ -835,7 +835,12 @@ class _Plan:
         self.outputs = outputs
         self.env: dict[str, Any] = {f"s{slot}": value for slot, value in rec.consts.items()}
         for node in rec.nodes:
-            self.env[f"f{node.slot}"] = _resolve.resolve(dev, node.name)
+            fn = _resolve.resolve(dev, node.name)
+            # A 0-d result on the host is a 0-d array, as the eager path's is
+            # (the dispatch adopts NumPy's scalar as res[...]): a later call
+            # given NumPy's scalar may answer otherwise (clip(int8 x, None,
+            # np.int32(0)) is int32, with a 0-d int32 bound int8).
+            self.env[f"f{node.slot}"] = _zero_d_result(fn) if dev is CPU and node.shape == () else fn
         self.direct = _generate("fused", array_params + scalar_params, rec.nodes, outputs, self.env)
         self.stages: list[_Node | _Region | _Sum] = []
         largest = max((int(np.prod(n.shape)) for n in rec.nodes), default=0)
@@ -913,13 +918,29 @@ class _Plan:
                 args = [values[s] for s in region.leaves]
                 fn = self.env[f"f{node.slot}"]
                 if _flat_in_c_order(region, args):
-                    values[node.slot] = _pairwise_sum(region, args, fn, bool(node.kwargs["keepdims"]), threads)
+                    total = _pairwise_sum(region, args, fn, bool(node.kwargs["keepdims"]), threads)
+                    values[node.slot] = _zero_d(total)  # (the partial sums' sum: NumPy's scalar)
                 else:
                     values[node.slot] = fn(_evaluate(region, args, threads), **node.kwargs)
                 continue
             assert type(stage) is _Region
             values[stage.root] = _evaluate(stage, [values[s] for s in stage.leaves], threads)
         return [values[s] for s in self.outputs]
+
+
+def _zero_d(value: Any) -> Any:
+    """``value``, a NumPy scalar made a 0-d array (as the dispatch makes
+    every result)."""
+    return value[...] if isinstance(value, np.generic) else value  # type: ignore[index]  # a scalar is indexable by ...
+
+
+def _zero_d_result(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` whose NumPy scalar result is a 0-d array (see :func:`_zero_d`)."""
+
+    def zero_d(*args: Any, **kwargs: Any) -> Any:
+        return _zero_d(fn(*args, **kwargs))
+
+    return zero_d
 
 
 class _Sum(NamedTuple):
