@@ -91,17 +91,24 @@ def host_cases() -> list[Case]:
     ]
 
 
+def _mlx_inputs(mx: Any) -> tuple[Any, Any, Any, Any]:
+    """The MLX cases' operands, 8 float32 elements each: the library's
+    ``a`` and ``b`` on MLX and raw MLX's ``ra`` and ``rb`` (evaluated), the
+    same data."""
+    rng = np.random.default_rng(0)
+    na, nb = rng.random(8).astype(np.float32), rng.random(8).astype(np.float32)
+    ra, rb = mx.array(na), mx.array(nb)
+    mx.eval(ra, rb)
+    return xp.asarray(na, device="mlx"), xp.asarray(nb, device="mlx"), ra, rb
+
+
 def mlx_cases() -> list[Case]:
     try:
         import mlx.core as mx
     except ImportError:
         print("MLX is not installed: no MLX case", file=sys.stderr)
         return []
-    rng = np.random.default_rng(0)
-    na, nb = rng.random(8).astype(np.float32), rng.random(8).astype(np.float32)
-    a, b = xp.asarray(na, device="mlx"), xp.asarray(nb, device="mlx")
-    ra, rb = mx.array(na), mx.array(nb)
-    mx.eval(ra, rb)
+    a, b, ra, rb = _mlx_inputs(mx)
 
     def lib_loop() -> float:
         return float(xp.sum(mixed_loop(xp, a, b)))
@@ -158,11 +165,7 @@ def read_floor(rounds: int) -> list[list[str]]:
 
     from unifiedarray.backends import mlx_evaluation
 
-    rng = np.random.default_rng(0)
-    na, nb = rng.random(8).astype(np.float32), rng.random(8).astype(np.float32)
-    a, b = xp.asarray(na, device="mlx"), xp.asarray(nb, device="mlx")
-    ra, rb = mx.array(na), mx.array(nb)
-    mx.eval(ra, rb)
+    a, b, ra, rb = _mlx_inputs(mx)
 
     def graph_only() -> float:
         native = xp.sum(a + b).buffer.ready

@@ -68,20 +68,10 @@ if "mlx" in xp.__array_namespace_info__().devices():
     cases["MLX sum(a + b)"] = (lambda: xp.sum(ma + mb), 300)
     cases["MLX float(sum(a + b))"] = (lambda: float(xp.sum(ma + mb)), 100)
 
-    def mlx_loop():
-        x = ma
-        for _ in range(25):  # bench_small.py's mixed loop, one read at the end
-            x = x + mb
-            x = xp.sin(x)
-            x = x * 2.0
-            x[1:3]
-            x = x - mb
-            xp.sum(x)
-            x = xp.abs(x)
-            x = x / 3.0
-        return float(xp.sum(x))
+    sys.path.insert(1, sys.argv[1])  # this folder, after the checkout (the working directory): bench_small's loop
+    from bench_small import mixed_loop
 
-    cases["MLX loop of 200, one read"] = (mlx_loop, 4)
+    cases["MLX loop of 200, one read"] = (lambda: float(xp.sum(mixed_loop(xp, ma, mb))), 4)
 print(json.dumps(list(cases)), flush=True)
 for line in sys.stdin:
     fn, n = cases[json.loads(line)]
@@ -98,7 +88,7 @@ for line in sys.stdin:
 def _start(root: str, cpu: int | None = None) -> tuple[subprocess.Popen, list[str]]:
     env = dict(os.environ, PYTHONPATH=os.path.abspath(root))
     worker = subprocess.Popen(
-        [sys.executable, "-c", _WORKER],
+        [sys.executable, "-c", _WORKER, os.path.dirname(os.path.abspath(__file__))],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

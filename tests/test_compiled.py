@@ -36,6 +36,26 @@ def _run(code: str, pure: bool, path: Path | None = None) -> subprocess.Complete
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=path, check=True)
 
 
+def _copy_with_a_compiled_file(tmp_path: Path, stem: str) -> Path:
+    """A copy of the package (sources only) under ``tmp_path``, with a
+    compiled file for module ``stem`` beside its source: garbage, which
+    would fail to load, were it imported."""
+    copy = tmp_path / "unifiedarray"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "__pycache__"))
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    (copy / f"{stem}{suffix}").write_bytes(b"not a module")
+    return copy
+
+
+# The package imported with every warning recorded (in ``caught``).
+_IMPORT_RECORDING_WARNINGS = (
+    "import warnings, sys\n"
+    "with warnings.catch_warnings(record=True) as caught:\n"
+    "    warnings.simplefilter('always')\n"
+    "    import unifiedarray as xp\n"
+)
+
+
 @pytest.mark.parametrize(("value", "pure"), [(None, False), ("", False), ("0", False), ("1", True), ("yes", True)])
 def test_the_switch_reads_the_environment(monkeypatch, value, pure):
     if value is None:
@@ -86,16 +106,9 @@ def test_a_partial_build_runs_the_pure_python_modules_with_a_warning(tmp_path):
     """A copy of the package with one compiled module beside its sources (a
     build that failed part-way): the package imports the sources, warns, and
     reports why."""
-    copy = tmp_path / "unifiedarray"
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "__pycache__"))
-    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    (copy / f"_index{suffix}").write_bytes(b"not a module")  # would fail to load, were it imported
+    copy = _copy_with_a_compiled_file(tmp_path, "_index")
     out = _run(
-        "import warnings, sys\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always')\n"
-        "    import unifiedarray as xp\n"
-        "from unifiedarray import _compiled, __main__ as m\n"
+        _IMPORT_RECORDING_WARNINGS + "from unifiedarray import _compiled, __main__ as m\n"
         "print(xp.__file__, _compiled.compiled_modules(), [str(w.message) for w in caught])\n"
         "print(m._hot_path(_compiled.compiled_modules()))",
         pure=False,
@@ -123,16 +136,10 @@ def test_stray_modules_are_compiled_modules_the_list_does_not_name(tmp_path):
 def test_a_stray_compiled_module_is_passed_over_for_its_source_with_a_warning(tmp_path):
     """A copy of the package with a compiled module that no build makes now
     (an older build's, left behind): its source runs, and the import warns."""
-    copy = tmp_path / "unifiedarray"
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "__pycache__"))
-    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    (copy / f"_ledger{suffix}").write_bytes(b"not a module")  # would fail to load, were it imported
+    copy = _copy_with_a_compiled_file(tmp_path, "_ledger")
     out = _run(
-        "import warnings, sys\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always')\n"
-        "    import unifiedarray as xp\n"
-        "print(sys.modules['unifiedarray._ledger'].__file__, (xp.arange(2.0) + 1).tolist())\n"
+        _IMPORT_RECORDING_WARNINGS
+        + "print(sys.modules['unifiedarray._ledger'].__file__, (xp.arange(2.0) + 1).tolist())\n"
         "print([str(w.message) for w in caught])",
         pure=False,
         path=tmp_path,
