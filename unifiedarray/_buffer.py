@@ -705,16 +705,15 @@ class UnifiedBuffer:
             copies = self._copies
             native = copies[source]
             host = copies.get(CPU)
-            fresh = host is None and self._pool_allocation is None and not self._pinned and blocking
-            if host is None and not fresh:
-                host = self._allocate(CPU, zero=False)
+            if host is None and (self._pool_allocation is not None or self._pinned or not blocking):
+                host = self._allocate(CPU, zero=False)  # pooled or pinned memory, or an asynchronous copy's target
             source_backend = backend_for(source)
             with hop as move:
                 # The source's pending work (MLX's lazy graph) is waited for
                 # apart: the ledger charges the copy with the copy only.
                 move.wait_for(source_backend.evaluate, native)
                 if host is None:
-                    # A first host copy, neither pooled nor pinned (fresh):
+                    # A first host copy, neither pooled nor pinned, made now:
                     # the backend's own copy out, with no block to copy into.
                     host = source_backend.to_host(native, self.dtype)
                 elif not blocking and dev == CPU:

@@ -918,8 +918,7 @@ class _Plan:
                 args = [values[s] for s in region.leaves]
                 fn = self.env[f"f{node.slot}"]
                 if _flat_in_c_order(region, args):
-                    total = _pairwise_sum(region, args, fn, bool(node.kwargs["keepdims"]), threads)
-                    values[node.slot] = _zero_d(total)  # (the partial sums' sum: NumPy's scalar)
+                    values[node.slot] = _pairwise_sum(region, args, fn, bool(node.kwargs["keepdims"]), threads)
                 else:
                     values[node.slot] = fn(_evaluate(region, args, threads), **node.kwargs)
                 continue
@@ -1107,7 +1106,8 @@ def _pairwise_sum(region: _Region, args: list[Any], reduce: Callable[..., Any], 
 
     with np.errstate(**_raising()):
         total = tree(region.size)
-    return np.asarray(total).reshape((1,) * len(region.shape)) if keepdims else total
+    # (The partial sums' sum is NumPy's scalar: a 0-d array, as eagerly.)
+    return np.asarray(total).reshape((1,) * len(region.shape)) if keepdims else _zero_d(total)
 
 
 def _evaluate(region: _Region, args: list[Any], threads: int) -> Any:

@@ -244,7 +244,6 @@ _NONE: tuple[Any, Any] = (None, None)
 #: no key to build, no DIRECT lookup (a dtype's hash is computed anew each
 #: time).  Staled by a change of the resolution cache (its GENERATION).
 _LAST: dict[str, tuple[Any, ...]] = {}
-_GENERATION = GENERATION
 _ONE: Any = object()  # run_direct's second native when there is none
 
 
@@ -267,17 +266,11 @@ def run_direct(dev: Device, name: str, first: Any, second: Any, shape: Any, a: A
         known = _LAST[name]
     except KeyError:
         known = None
-    if (
-        known is not None
-        and known[0] is dev
-        and known[1] is first
-        and known[2] is second
-        and known[3] == _GENERATION[0]
-    ):
+    if known is not None and known[0] is dev and known[1] is first and known[2] is second and known[3] == GENERATION[0]:
         call_direct = known[4]
         dtype = known[5]
     else:
-        generation = _GENERATION[0]  # read first: a reset from now on stales what is remembered below
+        generation = GENERATION[0]  # read first: a reset from now on stales what is remembered below
         fn = resolved((dev, name)) or resolve(dev, name)
         if fn is None:
             return None
