@@ -1,15 +1,21 @@
 """The array class (``unifiedarray/_array.py``): Python's protocols on an
 array (iteration, ``len``, ``bool``, ``int``, ``float``, ``complex``,
-``index``), the same on every device, as NumPy answers them."""
+``index``), the same on every device, as NumPy answers them; a lone result
+(an array with no buffer yet) behaves as one with its buffer, in every use
+and in threads."""
 
 from __future__ import annotations
+
+import pickle
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
 import unifiedarray as xp
 
-from .conftest import DEVICES
+from .conftest import DEVICES, needs_mlx
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -59,3 +65,112 @@ def test_the_class_is_not_a_constructor():
         xp.UnifiedArray([1.0, 2.0])  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         xp.UnifiedArray(np.zeros(2), device="cpu")  # type: ignore[call-arg]
+
+
+# -- lone results (UnifiedArray.buffer) ------------------------------------------
+#
+# A result that a device's direct function made has no buffer until something
+# asks for one.  Every way of using an array must then behave as on the same
+# result with its buffer made at once: the same values, dtype and device, the
+# same moves (never more: making the buffer moves nothing), the same errors.
+
+
+def _lone_and_twin(dtype="float32"):
+    """A lone result and its twin, the same result with its buffer made."""
+    a = xp.asarray(np.arange(1, 9, dtype=dtype), device="mlx")
+    b = xp.asarray(np.arange(8, dtype=dtype)[::-1].copy(), device="mlx")
+    _ = a + b  # a signature's first call is judged on the general path
+    lone, twin = a + b, a + b
+    twin.buffer  # noqa: B018  (made now)
+    assert lone.buffer_made is None and twin.buffer_made is not None  # the premise
+    return lone, twin
+
+
+def _write_setitem(x):
+    x[1] = 40.0
+    return np.asarray(x)
+
+
+def _write_in_place(x):
+    x += 1.0
+    return np.asarray(x)
+
+
+def _write_mlx_handle(x):
+    import mlx.core as mx
+
+    handle = x.buffer.mlx
+    handle[2] = mx.array(-3.0, dtype=handle.dtype)
+    return np.asarray(x)
+
+
+def _write_host_alias(x):
+    alias = np.asarray(x)
+    alias[0] = 7.0
+    return np.asarray(x * 1.0)  # computed on MLX: the alias's write moved there
+
+
+def _write_through_a_view(x):
+    v = x[2:5]
+    v[0] = 11.0
+    return np.asarray(x)
+
+
+_LONE_ACCESSES = {
+    "float of a sum": lambda x: float(xp.sum(x)),
+    "np.asarray": lambda x: np.asarray(x).copy(),
+    "an operation's result": lambda x: np.asarray(xp.sin(x) + x * 2.0),
+    "a whole reduction": lambda x: float(xp.max(x)),
+    "an element": lambda x: float(x[3]),
+    "a view": lambda x: np.asarray(x[1:6:2]),
+    "a reshape": lambda x: np.asarray(xp.reshape(x, (2, 4))),
+    "to_device cpu": lambda x: np.asarray(x.to_device("cpu")),
+    "the buffer's read": lambda x: np.array(x.buffer.read("mlx")),
+    "pickle": lambda x: np.asarray(pickle.loads(pickle.dumps(x))),
+    "dlpack": lambda x: np.from_dlpack(x).copy(),
+    "dtype, device, shape": lambda x: (x.dtype, x.device, x.shape, x.nbytes),
+    "setitem": _write_setitem,
+    "in-place operator": _write_in_place,
+    "MLX handle": _write_mlx_handle,
+    "host alias": _write_host_alias,
+    "write through a view": _write_through_a_view,
+    "a bad index": lambda x: x[8],
+    "a mismatched shape": lambda x: x + xp.ones(3, device="mlx"),
+    "astype": lambda x: np.asarray(xp.astype(x, xp.int16)),
+}
+
+
+@needs_mlx
+@pytest.mark.parametrize("how", sorted(_LONE_ACCESSES))
+def test_a_lone_result_behaves_as_one_with_its_buffer(how):
+    use = _LONE_ACCESSES[how]
+
+    def outcome(x):
+        with xp.track_transfers() as t:
+            try:
+                got = use(x)
+            except Exception as exc:
+                got = type(exc)
+            after = np.asarray(x).copy()  # then read: never stale
+        return got, after, [(r.direction, r.nbytes) for r in t.records]
+
+    lone, twin = _lone_and_twin()
+    got, want = outcome(lone), outcome(twin)
+    np.testing.assert_equal(got, want)
+
+
+@needs_mlx
+def test_threads_that_ask_a_lone_result_for_its_buffer_get_one_buffer():
+    for _ in range(20):
+        lone, _twin = _lone_and_twin()
+        start = threading.Barrier(8)
+
+        def ask(x=lone, start=start):
+            start.wait()
+            return x.buffer
+
+        with ThreadPoolExecutor(8) as pool:
+            buffers = list(pool.map(lambda _: ask(), range(8)))
+        assert all(b is buffers[0] for b in buffers) and lone.buffer_made is buffers[0]
+        lone[0] = 5.0  # a write through the one buffer is what every later read sees
+        assert float(lone[0]) == 5.0 and float(xp.sum(lone + 0.0)) == float(np.asarray(lone).sum())

@@ -1,6 +1,8 @@
 """Stateful test of arrays and their views against a NumPy model.
 
-A base array lives on the host or on MLX; views (basic slices, reshapes,
+A base array lives on the host or on MLX, made by ``asarray`` or by an
+operation (on MLX a lone result, whose buffer the first rule that needs one
+makes: every rule is then also a way of making it); views (basic slices, reshapes,
 axis permutations, squeezes, expand_dims and flips of the base or of other
 views) are taken at random; writes go through any view (index
 assignment, in-place operators) or through the buffer's host and MLX handles
@@ -88,11 +90,20 @@ class ViewModel(RuleBasedStateMachine):
         device=st.sampled_from(DEVICES),
         dtype=st.sampled_from(["float64", "int32", "float32"]),
         shape=st.sampled_from(SHAPES),
+        made_by=st.sampled_from(["asarray", "an operation"]),
     )
-    def create(self, device, dtype, shape):
+    def create(self, device, dtype, shape, made_by):
         self.device = device
         self.model = np.arange(np.prod(shape)).reshape(shape).astype(dtype)
         self.base = xp.asarray(self.model, device=device)
+        if made_by == "an operation":
+            # A result (on MLX, float32 or int32: a lone result, with no
+            # buffer until a rule asks for one; see UnifiedArray.buffer).
+            # Twice: a signature's first call is judged on the general path.
+            zeros = xp.zeros_like(self.base)
+            self.base = self.base + zeros
+            self.base = self.base + zeros
+            assert (self.base.buffer_made is None) == (device == "mlx" and dtype != "float64")  # the premise
         self.pairs = [(self.base, np.arange(self.model.size).reshape(shape))]
         self.aliases: list = []  # (writable alias of the host copy, flat model indices of its elements)
         self.copies: list = []  # (a copy handed out or rebuilt, its own values)

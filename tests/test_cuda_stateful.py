@@ -121,9 +121,10 @@ class ViewModelOnTheSecondGPU(ViewModel):
         device=st.just(GPUS[-1]),
         dtype=st.sampled_from(["float64", "int32", "float32"]),
         shape=st.sampled_from(SHAPES),
+        made_by=st.sampled_from(["asarray", "an operation"]),
     )
-    def create(self, device, dtype, shape):
-        return ViewModel.create(self, device, dtype, shape)
+    def create(self, device, dtype, shape, made_by):
+        return ViewModel.create(self, device, dtype, shape, made_by)
 
 
 ViewModelOnTheSecondGPU.TestCase.settings = settings(

@@ -42,6 +42,24 @@ def test_spill_workload_larger_than_the_limit(mlx_limit):
 
 
 @needs_mlx
+def test_a_result_under_a_limit_is_counted_when_it_is_made(mlx_limit):
+    """A small result that MLX's direct function makes (without a limit, a
+    lone result with no buffer: see UnifiedArray.buffer) is in the device's
+    usage at once under a limit, and one made before the limit is counted
+    when its buffer is made."""
+    a = xp.asarray(np.ones(1024, dtype=np.float32), device="mlx")
+    _ = a + a  # a signature's first call is judged on the general path
+    before_the_limit = a + a
+    mlx_limit("1 GiB")
+    used = _spill.device_memory_usage("mlx")
+    r = a + a
+    assert _spill.device_memory_usage("mlx") == used + r.nbytes
+    before_the_limit[0] = 3.0  # a write: the buffer is made, and counted
+    assert _spill.device_memory_usage("mlx") == used + 2 * r.nbytes
+    assert float(xp.sum(before_the_limit)) == 2 * 1023 + 3.0 and float(xp.sum(r)) == 2048.0
+
+
+@needs_mlx
 def test_limit_drops_host_current_copies_first(mlx_limit):
     mlx_limit(3 * 2**20)
     synced = [xp.asarray(np.full(131072, float(i)), device="mlx") for i in range(2)]

@@ -118,6 +118,30 @@ def test_a_chain_of_temporaries_reuses_one_block():
     assert float(r[0, 0]) == 4.0 and float(r2[0, 0]) == 3.0 and float(named[0, 0]) == 2.0
 
 
+def test_a_temporary_on_the_right_lends_its_memory_and_a_named_one_never():
+    """``a * (a + a)``: the right operand is the temporary, and lends; a
+    named right operand never does (the counts of y's references)."""
+    a = xp.asarray(np.ones(SHAPE))
+    lent = []
+    original = _operators._into
+
+    def spy(*args):
+        out = original(*args)
+        lent.append(out is not None)
+        return out
+
+    _operators._into = spy
+    try:
+        r = a * (a + a)
+        named = a + a
+        r2 = a * named  # named: not lent
+    finally:
+        _operators._into = original
+    if _operators._COUNTS_OWNED_REFERENCES:
+        assert lent == [True]
+    assert float(r[0, 0]) == 2.0 and float(r2[0, 0]) == 2.0 and float(named[0, 0]) == 2.0
+
+
 @pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "uint8", "float32", "complex64"])
 @pytest.mark.parametrize("name", sorted(_operators._ELIDABLE))
 @pytest.mark.parametrize("scalar", [False, True])

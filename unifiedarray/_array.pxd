@@ -5,7 +5,9 @@ from unifiedarray._buffer cimport UnifiedBuffer
 
 cdef class UnifiedArray:
     cdef object __weakref__
-    cdef public UnifiedBuffer buffer  # typed: a compiled x.buffer.ready is two field reads
+    cdef public UnifiedBuffer buffer_made  # typed: a compiled x.buffer_made.ready is two field reads
     cdef public object chain
     cdef public object extent
     cdef public object host_view
+    cdef public object lone_copy
+    cdef public object lone_device_dtype

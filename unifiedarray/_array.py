@@ -2,7 +2,9 @@
 
 An array is a buffer (:class:`~unifiedarray.UnifiedBuffer`) plus, for a
 view, the chain of links that selects it from the buffer
-(:mod:`unifiedarray._views`).  Its ``device`` is the buffer's placement:
+(:mod:`unifiedarray._views`); a result that a device's direct function
+made holds its one copy itself until its buffer is asked for (a lone
+result, see :attr:`UnifiedArray.buffer`).  Its ``device`` is the buffer's placement:
 every operation runs on that device ("compute follows data"), on that
 device's copy, which the buffer brings up to date first if it is stale.
 
@@ -26,6 +28,7 @@ Example
 
 from __future__ import annotations
 
+import _thread
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +37,7 @@ import numpy as np
 
 from . import _rules
 from ._buffer import UnifiedBuffer
+from ._buffer import adopt as _adopt_buffer
 from ._devices import CPU, Device, DeviceLike
 from ._views import Permute
 
@@ -108,15 +112,17 @@ class UnifiedArray:
     Device('cpu')
     """
 
-    # The array's struct: four slots the dispatch reads and writes directly
-    # (a slot costs a fraction of a property, and the small calls are made of
+    # The array's struct: slots the dispatch reads and writes directly (a
+    # slot costs a fraction of a property, and the small calls are made of
     # such reads).  The users' attributes are the read-only properties below.
-    __slots__ = ("__weakref__", "buffer", "chain", "extent", "host_view")
+    __slots__ = ("__weakref__", "buffer_made", "chain", "extent", "host_view", "lone_copy", "lone_device_dtype")
     __array_priority__ = 100
     __hash__ = None  # type: ignore[assignment]  # == is elementwise
 
-    #: The buffer holding this array's data (shared with its views).
-    buffer: UnifiedBuffer
+    #: The buffer holding this array's data (shared with its views), once
+    #: made: None for a lone result (see :attr:`buffer`), whose one copy is
+    #: ``lone_copy``.
+    buffer_made: UnifiedBuffer | None
     #: The view chain selecting this array from its buffer
     #: (:mod:`unifiedarray._views`); None for the whole buffer.
     chain: tuple | None
@@ -126,9 +132,16 @@ class UnifiedArray:
     #: copy that the chain selects, kept once made (the host copy is never
     #: replaced); None where there is none yet.
     host_view: Any
+    #: A lone result's one copy, current on its device; set only where
+    #: ``buffer_made`` is None, and read only while it is (then dropped).
+    lone_copy: Any
+    #: A lone result's ``(device, dtype)``, shared by the results of one
+    #: signature; set with ``lone_copy``, and never changed.
+    lone_device_dtype: tuple[Device, np.dtype]
 
     # No __init__: the package makes every array (a result, a view) with
-    # UnifiedArray() and fills the four slots itself.  A class with neither
+    # UnifiedArray() and fills the slots itself (a lone result's two only
+    # where it is one: they are read only where buffer_made is None).  A class with neither
     # __init__ nor __new__ of its own is made by the interpreter directly,
     # where object.__new__(UnifiedArray) builds and checks an argument tuple
     # first (about 35 ns of a small call's result).  UnifiedArray(data)
@@ -145,14 +158,42 @@ class UnifiedArray:
 
     # -- attributes ----------------------------------------------------------
     @property
+    def buffer(self) -> UnifiedBuffer:
+        """The buffer holding this array's data (shared with its views).
+
+        A result that a device's direct function made (the dispatch's fast
+        path: a small ``a + b`` on MLX) starts as a *lone result*: its one
+        copy, current on its device, held by the array itself, with no
+        buffer, because most such results are only ever read by the next
+        operation (a loop's temporaries), and a buffer is half the cost of
+        a small result.  The buffer is made here, on first use, holding that
+        copy, as the result would have had it from the start: every access
+        but the fast paths' reads of a lone result (its device, dtype and
+        copy) asks for it, so every move, write, lease, view and export goes
+        through the buffer as for any array.
+
+        Example
+        -------
+        >>> import unifiedarray as xp
+        >>> xp.ones(2).buffer.valid_devices
+        frozenset({Device('cpu')})
+        """
+        buf = self.buffer_made
+        if buf is None:
+            buf = _own_buffer(self)
+        return buf
+
+    @property
     def dtype(self) -> np.dtype:
         """The data type, a NumPy ``dtype`` object (``xp.float64 == np.dtype('float64')``)."""
-        return self.buffer.dtype
+        buf = self.buffer_made
+        return self.lone_device_dtype[1] if buf is None else buf.dtype
 
     @property
     def device(self) -> Device:
         """The device this array lives on; operations on it run there."""
-        return self.buffer.placement
+        buf = self.buffer_made
+        return self.lone_device_dtype[0] if buf is None else buf.placement
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -175,12 +216,12 @@ class UnifiedArray:
     @property
     def nbytes(self) -> int:
         """The bytes of this array's elements (one copy)."""
-        return self.size * self.buffer.dtype.itemsize
+        return self.size * self.dtype.itemsize
 
     @property
     def itemsize(self) -> int:
         """Bytes per element."""
-        return self.buffer.dtype.itemsize
+        return self.dtype.itemsize
 
     @property
     def T(self) -> UnifiedArray:
@@ -306,11 +347,12 @@ class UnifiedArray:
         # current, here in the dunder (a second call is a measurable share of
         # a small view's cost): the view of _subscripts.getitem's fast path.
         # The NumPy view shares the host copy, which is never replaced.
-        host = self.buffer.host_ready
+        buf = self.buffer_made
+        host = None if buf is None else buf.host_ready
         if host is not None and type(key) is slice and self.chain is None:
             native = host[key]
             out: UnifiedArray = UnifiedArray()
-            out.buffer = self.buffer
+            out.buffer_made = buf
             out.chain = (key,)
             out.extent = native.shape
             out.host_view = native
@@ -700,6 +742,29 @@ class UnifiedArray:
         self[...] = np.partition(self, kth, axis=axis)
 
 
+# Serialises the making of lone results' buffers, so that two threads asking
+# for one lone result's buffer get the same one.  Re-entrant: the device copy
+# hook (a device memory limit's, see _buffer.set_device_copy_hook), called as
+# the buffer is made, may evict other buffers.
+_LONE_LOCK = _thread.RLock()
+
+
+def _own_buffer(arr: UnifiedArray) -> UnifiedBuffer:
+    """The buffer of ``arr``, made now if it is a lone result (see
+    :attr:`UnifiedArray.buffer`): the buffer adopts its one copy, as the
+    result's own buffer would have from the start."""
+    with _LONE_LOCK:
+        buf = arr.buffer_made
+        if buf is None:
+            device, dtype = arr.lone_device_dtype
+            buf = _adopt_buffer(arr.lone_copy, device, dtype, arr.extent)
+            # The buffer first, then the copy dropped: a fast path reads
+            # buffer_made first, and lone_copy only where it found none.
+            arr.buffer_made = buf
+            arr.lone_copy = None  # the buffer holds the copy now (a write may replace it there)
+        return buf
+
+
 def from_buffer(buf: UnifiedBuffer) -> UnifiedArray:
     """The whole of ``buf`` as an array (no copy).
 
@@ -713,7 +778,7 @@ def from_buffer(buf: UnifiedBuffer) -> UnifiedArray:
     [4, 4]
     """
     arr: UnifiedArray = UnifiedArray()
-    arr.buffer = buf
+    arr.buffer_made = buf
     arr.chain = None
     arr.extent = buf.shape
     arr.host_view = None
@@ -729,7 +794,8 @@ def python_scalar(x: UnifiedArray, kind: str) -> Any:
         raise ValueError(f"{kind} needs a 0-d array; this one has shape {x.extent}")
     # Read where the host copy is current and nothing is in flight (the
     # operators' fast path's test): the commonest case, a convergence check.
-    host = x.buffer.host_ready
+    buf = x.buffer_made
+    host = None if buf is None else buf.host_ready
     if host is not None:
         if x.chain is None:
             return host.item()

@@ -201,18 +201,19 @@ def _only(dev: Device) -> frozenset:
 _ONLY_CPU = _only(CPU)
 
 
-# Called as _ON_DEVICE_COPY(buffer, device) where a device copy is made, while
-# a device memory limit is set (unifiedarray._spill, through
-# set_device_copy_hook); None otherwise.
-_ON_DEVICE_COPY: Any = None
+#: ``[hook]``: ``hook(buffer, device)`` is called where a device copy is made,
+#: while a device memory limit is set (:mod:`unifiedarray._spill`, through
+#: :func:`set_device_copy_hook`, the one writer); ``[None]`` otherwise.  A
+#: cell, so that the dispatch reads it where it decides whether a device
+#: result may go without a buffer (a copy no hook would hear of).
+DEVICE_COPY_HOOK: list[Any] = [None]
 
 
 def set_device_copy_hook(hook: Any) -> None:
     """Call ``hook(buffer, device)`` wherever a buffer makes a device copy
     (``None``: nothing is called): how a per-device memory limit
     (:mod:`unifiedarray._spill`) learns of each copy."""
-    global _ON_DEVICE_COPY
-    _ON_DEVICE_COPY = hook
+    DEVICE_COPY_HOOK[0] = hook
 
 
 class UnifiedBuffer:
@@ -545,8 +546,9 @@ class UnifiedBuffer:
                     native = self._copies.get(dev)
                     if native is None:
                         self._copies[dev] = self._allocate(dev, zero=not overwrite)
-                        if _ON_DEVICE_COPY is not None and dev is not CPU:
-                            _ON_DEVICE_COPY(self, dev)
+                        hook = DEVICE_COPY_HOOK[0]
+                        if hook is not None and dev is not CPU:
+                            hook(self, dev)
                     elif not self._valid and not overwrite:
                         # A pooled block: never show a previous owner's data.
                         self._copies[dev] = backend_for(dev).fill(native, 0)
@@ -583,8 +585,9 @@ class UnifiedBuffer:
         if overwrite:
             if dev not in self._copies:
                 self._copies[dev] = self._allocate(dev, zero=False)
-                if _ON_DEVICE_COPY is not None:
-                    _ON_DEVICE_COPY(self, dev)
+                hook = DEVICE_COPY_HOOK[0]
+                if hook is not None:
+                    hook(self, dev)
         elif dev not in self._valid:
             self._move_to(dev, why, explicit)
         if write or overwrite:
@@ -735,8 +738,9 @@ class UnifiedBuffer:
                         self._copies[CPU], dev, into=self._copies.get(dev)
                     )
             self._set_valid(self._valid | {dev})
-            if _ON_DEVICE_COPY is not None:
-                _ON_DEVICE_COPY(self, dev)
+            hook = DEVICE_COPY_HOOK[0]
+            if hook is not None:
+                hook(self, dev)
 
     def _set_valid(self, valid: frozenset[Device]) -> None:
         # Any change of the valid set ends the leases handed out so far: a
@@ -1214,8 +1218,9 @@ def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] |
         self.host_ready = native
     else:
         self.host_ready = None
-        if _ON_DEVICE_COPY is not None:
-            _ON_DEVICE_COPY(self, device)
+        hook = DEVICE_COPY_HOOK[0]
+        if hook is not None:
+            hook(self, device)
     return self
 
 

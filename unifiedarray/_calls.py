@@ -78,7 +78,7 @@ def call(
     if type(x) is UnifiedArray:
         # The fast path: every array argument positional and placed where the
         # first one is (the commonest calls); call_mixed's steps, fewer checks.
-        dev = x.buffer.placement
+        dev = x.device
         if device is None and _placed_alike(args, kwargs, dev):
             fn = RESOLVED.get((dev, path))
             if fn is not None:
@@ -125,7 +125,7 @@ def _placed_alike(args: tuple, kwargs: dict[str, Any], dev: Device) -> bool:
     for v in args[1:]:
         tv = type(v)
         if tv is UnifiedArray:
-            if v.buffer.placement is not dev:
+            if v.device is not dev:
                 return False
         elif tv is list or tv is tuple:
             return False

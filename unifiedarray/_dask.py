@@ -124,7 +124,7 @@ def _frame(host: np.ndarray) -> memoryview:
 def dask_serialize(x: UnifiedArray) -> tuple[dict, list]:
     """distributed's ``dask`` family: a header and one frame of raw bytes."""
     host = host_frame(x, "dask_serialize")
-    header = {"device": str(x.buffer.placement), "dtype": host.dtype.str, "shape": host.shape}
+    header = {"device": str(x.device), "dtype": host.dtype.str, "shape": host.shape}
     return header, [_frame(host)]
 
 

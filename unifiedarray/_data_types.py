@@ -54,15 +54,15 @@ def astype(x: UnifiedArray, dtype: DType, /, *, copy: bool = True, device: Devic
         if traced is not NotImplemented:
             return traced  # a tracer of unifiedarray.fuse records the call
         raise TypeError(f"astype: expected a UnifiedArray, got {type(x).__name__}")
-    dev = x.buffer.placement
+    dev = x.device
     if device is not None:
         target = Device.parse(device)
         if target != dev:
             x, dev, copy = x.to_device(target), target, False  # the move made the copy
     dt = as_dtype(dtype, dev)
-    if x.buffer.dtype.kind == "c" and dt.kind != "c":
+    if x.dtype.kind == "c" and dt.kind != "c":
         raise TypeError(f"astype: a {x.dtype.name} array to {dt.name} would drop the imaginary part; use real()")
-    if not copy and dt == x.buffer.dtype:
+    if not copy and dt == x.dtype:
         return x
     if dev is CPU:
         # NumPy's astype always copies when asked to (what copy=True means),

@@ -1398,7 +1398,7 @@ class FusedFunction(Generic[P, R]):
         for where, a in items:
             t = type(a)
             if t is UnifiedArray:
-                parts.append((a.extent, a.buffer.dtype, a.buffer.placement))
+                parts.append((a.extent, a.dtype, a.device))
             elif t in PYTHON_TYPES:
                 parts.append((t, a) if where in static else t)
             else:
@@ -1430,7 +1430,7 @@ class FusedFunction(Generic[P, R]):
 
     # -- tracing ------------------------------------------------------------------------
     def _trace(self, args: tuple, kwargs: dict[str, Any]) -> _Trace | _Eager | None:
-        devices = {a.buffer.placement for a in [*args, *kwargs.values()] if type(a) is UnifiedArray}
+        devices = {a.device for a in [*args, *kwargs.values()] if type(a) is UnifiedArray}
         if not devices:
             return _Eager("no array arguments")
         if len(devices) > 1:

@@ -40,7 +40,7 @@ def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) 
     and nothing else in the dispatch decides a scalar's fate (the
     operators' fast path first looks the rules' recorded passes up,
     ``_rules.SCALAR_PASSES``, which only the rules fill)."""
-    return _rules.binary_scalar(op, x.buffer.dtype, value, reflected)
+    return _rules.binary_scalar(op, x.dtype, value, reflected)
 
 
 def array_or_scalar(value: Any, name: str) -> Any:

@@ -163,7 +163,7 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
     cannot express) is written on a host copy of its data, which then goes
     back through the buffer, its moves counted."""
     target = args[0]
-    dev = target.buffer.placement if type(target) is UnifiedArray else CPU
+    dev = target.device if type(target) is UnifiedArray else CPU
     why = reason if dev is CPU else f"host fallback: {reason}"
     nat_rest, nat_kw = _natives(_intake_ndarrays(args[1:]), CPU, why), _natives(_intake_ndarrays(kwargs), CPU, why)
     if type(target) is not UnifiedArray:

@@ -27,7 +27,7 @@ import numpy as np
 from . import _rules
 from ._access import host_native, native_on
 from ._array import UnifiedArray
-from ._buffer import UnifiedBuffer
+from ._buffer import DEVICE_COPY_HOOK, UnifiedBuffer
 from ._buffer import adopt as _adopt_buffer
 from ._calls import NO_KWARGS, call, call_mixed, traced_call
 from ._compiled import compiled_modules
@@ -74,10 +74,18 @@ def unary(name: str, x: Any) -> Any:
             return traced
         raise TypeError(f"{name}: expected a UnifiedArray, got {type(x).__name__}")
     arr: UnifiedArray = x  # typed: compiled, its fields are read directly
-    buf: UnifiedBuffer = arr.buffer
+    buf: UnifiedBuffer | None = arr.buffer_made
+    if buf is None:
+        # A lone result (see UnifiedArray.buffer): one copy, current on a
+        # device; its buffer is made only where the general path needs it.
+        dev, dtype = arr.lone_device_dtype
+        base = arr.lone_copy
+        host = None
+    else:
+        dtype = buf.dtype
+        host = buf.host_ready if arr.chain is None else None  # host_current(x), inlined
     if _STRICT_ACTIVE[0]:
-        _rules.unary(name, buf.dtype)
-    host = buf.host_ready if arr.chain is None else None  # host_current(x), inlined
+        _rules.unary(name, dtype)
     if host is not None:
         try:
             fn = _HOST_FN[name]
@@ -89,16 +97,20 @@ def unary(name: str, x: Any) -> Any:
                 # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small call
                 out: UnifiedArray = UnifiedArray()
                 shape = out.extent = res.shape
-                out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
+                out.buffer_made = _adopt_buffer(res, CPU, res.dtype, shape)
                 out.chain = out.host_view = None
                 return out
         elif isinstance(res, _NP_SCALAR):
             return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d input: NumPy gives a scalar
-    elif arr.chain is None and (base := buf.ready) is not None:
-        # On a device, current: the backend's direct function (see operate).
-        direct = run_direct(buf.placement, name, buf.dtype, None, arr.extent, base)  # elementwise: x's shape
-        if direct is not None:
-            return direct
+    else:
+        if buf is not None:
+            dev = buf.placement
+            base = buf.ready if arr.chain is None else None
+        if base is not None:
+            # On a device, current: the backend's direct function (see operate).
+            direct = run_direct(dev, name, dtype, None, arr.extent, base)  # elementwise: x's shape
+            if direct is not None:
+                return direct
     return call(name, (x,))
 
 
@@ -111,15 +123,25 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     elementwise function.  Returns ``NotImplemented`` for operands Python
     should offer to the other side."""
     ty = type(y)
-    buf: UnifiedBuffer = x.buffer
+    buf: UnifiedBuffer | None = x.buffer_made
+    if buf is None:
+        # A lone result (see UnifiedArray.buffer): one copy, current on a
+        # device; its buffer is made only where the general path needs it.
+        dev, dtype = x.lone_device_dtype
+        base = x.lone_copy
+        lhs = None
+    else:
+        dtype = buf.dtype
+        lhs = buf.host_ready
+        base = None
     if ty is UnifiedArray:
         if _STRICT_ACTIVE[0]:
-            _rules.binary_arrays(name, buf.dtype, y.buffer.dtype)
+            _rules.binary_arrays(name, dtype, y.dtype)
     elif ty in _SCALAR_TYPES:
         # The rules' answer: from the passes they recorded (outside strict
         # mode: every value of the type, or those within bounds), else asked.
         try:  # (not .get: a bound method made per call is a measurable share of a small one)
-            bounds = _SCALAR_PASSES[reflected][name][buf.dtype][ty]
+            bounds = _SCALAR_PASSES[reflected][name][dtype][ty]
         except KeyError:  # not judged yet, or not a pass (the general path, which raises or answers)
             bounds = _UNJUDGED
         if (
@@ -131,14 +153,16 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     # It is short on purpose: between two BLAS calls, every instruction of
     # the dispatch runs from cold caches and costs several times its
     # standalone time.
-    lhs = buf.host_ready
     if lhs is not None:
         if x.chain is not None:
             lhs = x.host_view
         if lhs is None:
             rhs = None
         elif ty is UnifiedArray:
-            rhs = y.buffer.host_ready  # host_native(y), inlined: this is most of a small a + b's cost
+            ybuf: UnifiedBuffer | None = y.buffer_made
+            # host_native(y), inlined: this is most of a small a + b's cost
+            # (a lone result is on a device: see UnifiedArray.buffer).
+            rhs = None if ybuf is None else ybuf.host_ready
             if rhs is not None and y.chain is not None:
                 rhs = y.host_view
         elif ty in _SCALAR_TYPES:
@@ -168,7 +192,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                     target is None
                     and ty is UnifiedArray
                     and sys.getrefcount(y) <= _REFS_ARRAY
-                    and sys.getrefcount(y.buffer) <= _REFS_OTHER_BUFFER
+                    and sys.getrefcount(ybuf) <= _REFS_OTHER_BUFFER
                     and sys.getrefcount(rhs) <= _REFS_COPY
                 ):
                     target = _lendable(y, rhs)
@@ -181,22 +205,30 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                 # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small a + b
                 out: UnifiedArray = UnifiedArray()
                 shape = out.extent = res.shape
-                out.buffer = _adopt_buffer(res, CPU, res.dtype, shape)
+                out.buffer_made = _adopt_buffer(res, CPU, res.dtype, shape)
                 out.chain = out.host_view = None
                 return out
             if isinstance(res, _NP_SCALAR):
                 return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # 0-d operands: NumPy gives a scalar
             return wrap_result(res, CPU)
-    elif (base := buf.ready) is not None:
+    elif buf is not None:
+        dev = buf.placement
+        base = buf.ready
+    if base is not None:
         # The same on a device: arrays whose copies there are current, whole
         # or views (a view's native is its chain applied to the copy: no move)
         # (the device's elementwise results never alias an input).
-        dev = buf.placement
         if ty is UnifiedArray:
             # Typed locals: compiled, their fields are read directly.
             yarr: UnifiedArray = y
-            ybuf: UnifiedBuffer = yarr.buffer
-            rhs = ybuf.ready if ybuf.placement is dev else None
+            ybuf = yarr.buffer_made
+            other: Any  # y's dtype, or the scalar's type
+            if ybuf is None:  # a lone result
+                ydev, other = yarr.lone_device_dtype
+                rhs = yarr.lone_copy if ydev is dev else None
+            else:
+                other = ybuf.dtype
+                rhs = ybuf.ready if ybuf.placement is dev else None
             if rhs is not None and yarr.chain is not None:
                 rhs = native_on(y, dev, name)
         elif ty in _SCALAR_TYPES:
@@ -209,15 +241,14 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             # one (MLX: the namespace's own kernel alone, once its first call
             # judged the signature direct): the compute context, the
             # namespace's checks and wrap_result are what it needs none of.
-            other = ybuf.dtype if ty is UnifiedArray else ty
+            if ty is not UnifiedArray:
+                other = ty
             # Elementwise: x's shape where y is a scalar or has that shape too.
-            shape = x.extent
-            if ty is UnifiedArray and yarr.extent != shape:
-                shape = None
+            result_shape = None if ty is UnifiedArray and yarr.extent != x.extent else x.extent
             if reflected:
-                direct = run_direct(dev, name, other, buf.dtype, shape, rhs, lhs)
+                direct = run_direct(dev, name, other, dtype, result_shape, rhs, lhs)
             else:
-                direct = run_direct(dev, name, buf.dtype, other, shape, lhs, rhs)
+                direct = run_direct(dev, name, dtype, other, result_shape, lhs, rhs)
             if direct is not None:
                 return direct
             fn = resolved((dev, name)) or resolve(dev, name)
@@ -238,7 +269,8 @@ _NONE: tuple[Any, Any] = (None, None)
 
 
 #: name -> the signature last served directly under that name, and how:
-#: ``(device, first, second, generation, direct function, result dtype)``.
+#: ``(device, first, second, generation, direct function, (device, result
+#: dtype))``, the last a lone result's ``lone_device_dtype``.
 #: A small call's signature is most often the one its name served last (a
 #: loop), and then the decision costs identity tests only: no resolution,
 #: no key to build, no DIRECT lookup (a dtype's hash is computed anew each
@@ -268,7 +300,7 @@ def run_direct(dev: Device, name: str, first: Any, second: Any, shape: Any, a: A
         known = None
     if known is not None and known[0] is dev and known[1] is first and known[2] is second and known[3] == GENERATION[0]:
         call_direct = known[4]
-        dtype = known[5]
+        sig = known[5]
     else:
         generation = GENERATION[0]  # read first: a reset from now on stales what is remembered below
         fn = resolved((dev, name)) or resolve(dev, name)
@@ -278,7 +310,8 @@ def run_direct(dev: Device, name: str, first: Any, second: Any, shape: Any, a: A
         call_direct, dtype = _direct(key) or direct_for(key, dev, name)
         if call_direct is None:
             return None
-        _LAST[name] = (dev, first, second, generation, call_direct, dtype)
+        sig = (dev, dtype)
+        _LAST[name] = (dev, first, second, generation, call_direct, sig)
     try:
         # Each arity called as such: a call with an argument tuple costs more.
         res = call_direct(a) if b is _ONE else call_direct(a, b)
@@ -286,13 +319,21 @@ def run_direct(dev: Device, name: str, first: Any, second: Any, shape: Any, a: A
         return None
     if res is None:
         return None
-    # adopt(res, dev, dtype), inlined: a call frame is a tenth of a small call here
     out: UnifiedArray = UnifiedArray()
     if shape is None:
         shape = res.shape
     out.extent = shape
-    out.buffer = _adopt_buffer(res, dev, dtype, shape)
     out.chain = out.host_view = None
+    if DEVICE_COPY_HOOK[0] is None:
+        # A lone result (see UnifiedArray.buffer): no buffer until one is
+        # asked for, most results being read only by the next operation.
+        out.buffer_made = None
+        out.lone_copy = res
+        out.lone_device_dtype = sig
+    else:
+        # A device memory limit hears of every device copy as it is made
+        # (adopt calls its hook), so this one gets its buffer now.
+        out.buffer_made = _adopt_buffer(res, dev, sig[1], shape)
     return out
 
 
@@ -320,13 +361,13 @@ def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False)
             if name == "matmul" or (backend_of_native(y) is None and not hasattr(y, "__array__")):
                 return NotImplemented
             y = intake(y)
-        _rules.binary_arrays(name, x.buffer.dtype, y.buffer.dtype)
+        _rules.binary_arrays(name, x.dtype, y.dtype)
     return call_mixed(name, (y, x) if reflected else (x, y), NO_KWARGS, name)
 
 
 def _reflected_scalar(name: str, x: UnifiedArray, scalar: Any) -> Any:
     """``scalar <op> x``: the backend's function with the scalar first."""
-    dev = x.buffer.placement
+    dev = x.device
     fn = resolve(dev, name)
     native = native_on(x, dev, name)
     with backend_for(dev).compute_context(dev):
@@ -349,13 +390,13 @@ _COUNTS_OWNED_REFERENCES = sys.implementation.name == "cpython" and sys.version_
 # getrefcount's own for the array; for x's buffer, the array's slot, the
 # local and getrefcount's; for a host copy, the buffer's three (its copy,
 # ready and host_ready), the local and getrefcount's; for y's buffer, the
-# array's slot and getrefcount's.  Compiled (unifiedarray/_compiled.py), a
+# array's slot, the local and getrefcount's.  Compiled (unifiedarray/_compiled.py), a
 # call passes its arguments borrowed, so the counts are lower (measured).
 # Where only one of the dunders and operate is compiled, the counts are
 # neither: nothing is lent.  tests/test_temporaries.py holds each build to
 # both sides: a temporary is lent, a named array never.
 _TEMPORARY_REFS = {
-    frozenset(): (4, 3, 5, 2),
+    frozenset(): (4, 3, 5, 3),
     frozenset(("_array", "_operators")): (2, 2, 4, 2),
 }.get(frozenset(compiled_modules()) & {"_array", "_operators"})
 if _TEMPORARY_REFS is None:
@@ -449,7 +490,7 @@ def binary_function(name: str, x1: Any, x2: Any) -> Any:
 def inplace(x: UnifiedArray, y: Any, name: str) -> Any:
     """``x <op>= y``: computed as ``x <op> y``, written into x through the
     buffer.  The dtype and shape must stay x's."""
-    _rules.inplace_operand(name, x.buffer.dtype, y)  # the cast into x, checked before anything runs
+    _rules.inplace_operand(name, x.dtype, y)  # the cast into x, checked before anything runs
     if _inplace_on_host(x, y, name):
         return x
     res = operate(x, y, name)
@@ -457,9 +498,9 @@ def inplace(x: UnifiedArray, y: Any, name: str) -> Any:
         return NotImplemented
     if res.shape != x.extent:
         raise ValueError(f"in-place {name} would change the shape {x.extent} to {res.shape}")
-    if res.buffer.dtype != x.buffer.dtype:
-        _rules.inplace_result(name, x.buffer.dtype, res.buffer.dtype)
-        res = call("astype", (res, x.buffer.dtype), {"copy": False})  # NumPy's x += y: computed, then cast
+    if res.dtype != x.dtype:
+        _rules.inplace_result(name, x.dtype, res.dtype)
+        res = call("astype", (res, x.dtype), {"copy": False})  # NumPy's x += y: computed, then cast
     lhs, rhs = host_native(x), res.buffer.host_ready
     if lhs is not None and rhs is not None:
         # Both on the host (x whole or a real view of its copy): the result

@@ -101,7 +101,7 @@ def reduce_ex(x: UnifiedArray, protocol: int) -> tuple:
     as :func:`dask_serialize` (so a device-only chunk keeps no host copy);
     with older protocols it is a NumPy array inside the pickle."""
     host = host_frame(x, "pickle")
-    device = str(x.buffer.placement)
+    device = str(x.device)
     if protocol >= 5 and host.dtype.itemsize:
         return (
             _rebuild,

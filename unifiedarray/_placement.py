@@ -34,8 +34,8 @@ def placement(device: DeviceLike | None, arrays: Sequence[UnifiedArray] = (), re
         return dev
     if not arrays:
         return get_default_device()
-    dev = arrays[0].buffer.placement
+    dev = arrays[0].device
     for a in arrays:
-        if a.buffer.placement is not dev:
-            return choose_device(((a.buffer.placement, a.nbytes) for a in arrays), reason)
+        if a.device is not dev:
+            return choose_device(((a.device, a.nbytes) for a in arrays), reason)
     return dev

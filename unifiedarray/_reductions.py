@@ -52,12 +52,18 @@ def on_device(name: str, x: UnifiedArray) -> UnifiedArray | None:
     on a device whose backend has a direct function for it
     (``Backend.direct``, as the operators' fast path asks); None where
     not: the caller takes its general path."""
-    buf: UnifiedBuffer = x.buffer  # typed: compiled, its fields are read directly
-    base = buf.ready
+    buf: UnifiedBuffer | None = x.buffer_made  # typed: compiled, its fields are read directly
+    if buf is None:  # a lone result (see UnifiedArray.buffer): one copy, current on a device
+        dev, dtype = x.lone_device_dtype
+        base = x.lone_copy
+    else:
+        dev = buf.placement
+        dtype = buf.dtype
+        base = buf.ready
     shape = x.extent
     if base is None or x.chain is not None or not shape or 0 in shape:
         return None
-    return run_direct(buf.placement, name, buf.dtype, len(shape), (), base)  # the whole of x: a 0-d result
+    return run_direct(dev, name, dtype, len(shape), (), base)  # the whole of x: a 0-d result
 
 
 def reduction(name: str, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Any:
@@ -73,10 +79,12 @@ def reduction(name: str, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Any:
     elif name in ("max", "min"):
         require_real(name, x)
     if _STRICT_ACTIVE[0] and type(x) is UnifiedArray:
-        _rules.unary(name, x.buffer.dtype)
+        _rules.unary(name, x.dtype)
     if dtype is None and type(x) is UnifiedArray:
         arr: UnifiedArray = x  # typed: compiled, its fields are read directly
-        native = arr.buffer.host_ready if arr.chain is None else None  # host_current(x), inlined
+        buf: UnifiedBuffer | None = arr.buffer_made
+        # host_current(x), inlined (a lone result is on a device: see UnifiedArray.buffer)
+        native = buf.host_ready if buf is not None and arr.chain is None else None
         if native is not None:
             reduce = HOST_REDUCE[name]
             if _ARRAY_OUT:

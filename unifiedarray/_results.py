@@ -51,7 +51,7 @@ def adopt(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
     what the fast paths call."""
     arr: UnifiedArray = UnifiedArray()
     shape = arr.extent = native.shape
-    arr.buffer = _adopt_buffer(native, dev, dtype, shape)
+    arr.buffer_made = _adopt_buffer(native, dev, dtype, shape)
     arr.chain = None
     arr.host_view = None
     return arr

@@ -34,8 +34,8 @@ __all__ = ["getitem", "setitem"]
 def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
     """``x[key]``: a view for basic indices (sharing x's buffer), a new 0-d
     array for an integer per axis, a new array for advanced indices."""
-    buf = x.buffer
-    host = buf.host_ready
+    buf = x.buffer_made
+    host = None if buf is None else buf.host_ready  # (a lone result is on a device: see UnifiedArray.buffer)
     if host is not None and x.chain is None:
         # The commonest indices of a whole host array: a slice or an integer
         # of the first axis (a view; a trailing Ellipsis keeps NumPy from
@@ -45,13 +45,13 @@ def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
             # _host_view, inlined: this is most of a small slice's cost.
             native = host[key]
             out: UnifiedArray = UnifiedArray()
-            out.buffer = buf
+            out.buffer_made = buf
             out.chain = (key,)
             out.extent = native.shape
             out.host_view = native
             return out
         if index.one_element(key, len(x.extent)):
-            return adopt(np.asarray(host[key]), CPU, buf.dtype)
+            return adopt(np.asarray(host[key]), CPU, host.dtype)
         if tkey is int:
             key = (key, Ellipsis)
             return _host_view(x, key, host[key])
@@ -87,7 +87,7 @@ def _key_arrays(key: Any) -> Any:
 
 def _host_view(x: UnifiedArray, key: Any, native: np.ndarray) -> UnifiedArray:
     out = UnifiedArray()
-    out.buffer = x.buffer
+    out.buffer_made = x.buffer
     out.chain = (key,)
     out.extent = native.shape
     out.host_view = native
@@ -99,7 +99,7 @@ def _element(x: UnifiedArray, key: Any) -> UnifiedArray:
     copy, as NumPy gives (a scalar) and array-api-strict does, so that
     ``old = x[i]; x[i] = new`` keeps the old value."""
     reason = "UnifiedArray.__getitem__"
-    if x.buffer.placement is CPU:
+    if x.device is CPU:
         host = native_on(x, CPU, reason)
         return adopt(np.asarray(host[key]), CPU, host.dtype)
     index.normalise(x.extent, key)  # NumPy's IndexError, at the call: some backends check nothing
@@ -110,7 +110,7 @@ def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
     key = index.view_key(key)
     buf = x.buffer
     out: UnifiedArray = UnifiedArray()
-    out.buffer = buf
+    out.buffer_made = buf
     parent = x.chain
     out.chain = (key,) if parent is None else (*parent, key)
     base = buf.host_ready
@@ -129,15 +129,15 @@ def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
 
 def setitem(x: UnifiedArray, key: Any, value: Any) -> None:
     """``x[key] = value``, through the buffer on x's device."""
-    dev = x.buffer.placement
+    dev = x.device
     reason = "UnifiedArray.__setitem__"
     if type(value) is not UnifiedArray:
         if value is None or isinstance(value, PYTHON_TYPES):
-            value = _rules.store(x.buffer.dtype, value, "__setitem__")  # converted: every backend stores it exactly
+            value = _rules.store(x.dtype, value, "__setitem__")  # converted: every backend stores it exactly
         else:
             value = intake(value)
-    if type(value) is UnifiedArray and value.buffer.dtype != x.buffer.dtype:
-        value = cast_value(value, x.buffer.dtype, "__setitem__")
+    if type(value) is UnifiedArray and value.dtype != x.dtype:
+        value = cast_value(value, x.dtype, "__setitem__")
     key = _key_arrays(key)
     if type(key) is UnifiedArray:
         key = native_on(key, dev, reason)

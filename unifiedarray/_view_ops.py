@@ -41,7 +41,7 @@ def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedAr
     writes through either are seen by both, on every backend."""
     buf = x.buffer
     out = UnifiedArray()
-    out.buffer = buf
+    out.buffer_made = buf
     out.chain = (link,) if x.chain is None else (*x.chain, link)
     out.extent = shape
     out.host_view = None

@@ -36,7 +36,7 @@ def cast_value(value: UnifiedArray, dtype: np.dtype, op: str, casting: str = "un
     for ``casting``, strict mode's refusal), the cast runs where value
     lives (a complex value into a real array keeps its real part, as NumPy
     does, with its warning)."""
-    if _rules.cast_into(value.buffer.dtype, dtype, op, casting):
+    if _rules.cast_into(value.dtype, dtype, op, casting):
         value = call("real", (value,))
     return call("astype", (value, dtype), {"copy": False})
 
