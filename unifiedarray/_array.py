@@ -2,9 +2,9 @@
 
 An array is a buffer (:class:`~unifiedarray.UnifiedBuffer`) plus, for a
 view, the chain of links that selects it from the buffer
-(:mod:`unifiedarray._views`); a result that a device's direct function
-made holds its one copy itself until its buffer is asked for (a lone
-result, see :attr:`UnifiedArray.buffer`).  Its ``device`` is the buffer's placement:
+(:mod:`unifiedarray._views`); an operation's result holds its one copy
+itself until its buffer is asked for (a lone result, see
+:attr:`UnifiedArray.buffer`).  Its ``device`` is the buffer's placement:
 every operation runs on that device ("compute follows data"), on that
 device's copy, which the buffer brings up to date first if it is stale.
 
@@ -161,16 +161,17 @@ class UnifiedArray:
     def buffer(self) -> UnifiedBuffer:
         """The buffer holding this array's data (shared with its views).
 
-        A result that a device's direct function made (the dispatch's fast
-        path: a small ``a + b`` on MLX) starts as a *lone result*: its one
-        copy, current on its device, held by the array itself, with no
-        buffer, because most such results are only ever read by the next
-        operation (a loop's temporaries), and a buffer is half the cost of
-        a small result.  The buffer is made here, on first use, holding that
-        copy, as the result would have had it from the start: every access
-        but the fast paths' reads of a lone result (its device, dtype and
-        copy) asks for it, so every move, write, lease, view and export goes
-        through the buffer as for any array.
+        An operation's result starts as a *lone result*: its one copy,
+        current where it was made, held by the array itself with its device
+        and dtype, and no buffer, because most results are only ever read by
+        the next operation (a loop's temporaries), and a buffer was half the
+        cost of a small one.  The buffer is made here, on first use, holding
+        that copy, as the result would have had it from the start (nothing
+        moves).  Every access but the fast paths' reads of a lone result
+        (its device, dtype and copy) asks for it, so every move, write,
+        lease, view and export goes through the buffer as for any array.
+        On a device under a memory limit, which must hear of every device
+        copy as it is made, a result has its buffer from the start.
 
         Example
         -------
@@ -348,7 +349,9 @@ class UnifiedArray:
         # a small view's cost): the view of _subscripts.getitem's fast path.
         # The NumPy view shares the host copy, which is never replaced.
         buf = self.buffer_made
-        host = None if buf is None else buf.host_ready
+        if buf is None:
+            buf = _own_buffer(self)  # a lone result's, made now: a view shares its array's buffer
+        host = buf.host_ready
         if host is not None and type(key) is slice and self.chain is None:
             native = host[key]
             out: UnifiedArray = UnifiedArray()
@@ -795,7 +798,12 @@ def python_scalar(x: UnifiedArray, kind: str) -> Any:
     # Read where the host copy is current and nothing is in flight (the
     # operators' fast path's test): the commonest case, a convergence check.
     buf = x.buffer_made
-    host = None if buf is None else buf.host_ready
+    if buf is None:  # a lone result (see UnifiedArray.buffer)
+        if x.lone_device_dtype[0] is CPU:
+            return x.lone_copy.item()
+        host = None
+    else:
+        host = buf.host_ready
     if host is not None:
         if x.chain is None:
             return host.item()

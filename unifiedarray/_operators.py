@@ -76,11 +76,11 @@ def unary(name: str, x: Any) -> Any:
     arr: UnifiedArray = x  # typed: compiled, its fields are read directly
     buf: UnifiedBuffer | None = arr.buffer_made
     if buf is None:
-        # A lone result (see UnifiedArray.buffer): one copy, current on a
-        # device; its buffer is made only where the general path needs it.
+        # A lone result (see UnifiedArray.buffer): one copy, current where
+        # it is; its buffer is made only where the general path needs it.
         dev, dtype = arr.lone_device_dtype
         base = arr.lone_copy
-        host = None
+        host = base if dev is CPU else None
     else:
         dtype = buf.dtype
         host = buf.host_ready if arr.chain is None else None  # host_current(x), inlined
@@ -94,11 +94,17 @@ def unary(name: str, x: Any) -> Any:
         res = fn(host)
         if type(res) is _NDARRAY:
             if res is not host and res.base is None:
-                # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small call
+                # _results.adopt's lone result on the host, inlined: a call
+                # frame is a tenth of a small call.
                 out: UnifiedArray = UnifiedArray()
-                shape = out.extent = res.shape
-                out.buffer_made = _adopt_buffer(res, CPU, res.dtype, shape)
-                out.chain = out.host_view = None
+                out.extent = res.shape
+                out.chain = out.host_view = out.buffer_made = None
+                out.lone_copy = res
+                rdt = res.dtype
+                sig = _HOST_SIG[0]
+                if sig[1] is not rdt:  # (NumPy's dtype of a kind is one object)
+                    sig = _HOST_SIG[0] = (CPU, rdt)
+                out.lone_device_dtype = sig
                 return out
         elif isinstance(res, _NP_SCALAR):
             return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d input: NumPy gives a scalar
@@ -116,6 +122,8 @@ def unary(name: str, x: Any) -> Any:
 
 # name -> the host function, for the operators' fast path.
 _HOST_FN: dict[str, Any] = {}
+# The last host result's lone_device_dtype, for the next one of its dtype.
+_HOST_SIG: list[tuple[Device, Any]] = [(CPU, None)]
 
 
 def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
@@ -125,11 +133,15 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
     ty = type(y)
     buf: UnifiedBuffer | None = x.buffer_made
     if buf is None:
-        # A lone result (see UnifiedArray.buffer): one copy, current on a
-        # device; its buffer is made only where the general path needs it.
+        # A lone result (see UnifiedArray.buffer): one copy, current where
+        # it is; its buffer is made only where the general path needs it.
         dev, dtype = x.lone_device_dtype
         base = x.lone_copy
-        lhs = None
+        if dev is CPU:
+            lhs = base
+            base = None
+        else:
+            lhs = None
     else:
         dtype = buf.dtype
         lhs = buf.host_ready
@@ -160,11 +172,13 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             rhs = None
         elif ty is UnifiedArray:
             ybuf: UnifiedBuffer | None = y.buffer_made
-            # host_native(y), inlined: this is most of a small a + b's cost
-            # (a lone result is on a device: see UnifiedArray.buffer).
-            rhs = None if ybuf is None else ybuf.host_ready
-            if rhs is not None and y.chain is not None:
-                rhs = y.host_view
+            # host_native(y), inlined: this is most of a small a + b's cost.
+            if ybuf is None:  # a lone result (see UnifiedArray.buffer)
+                rhs = y.lone_copy if y.lone_device_dtype[0] is CPU else None
+            else:
+                rhs = ybuf.host_ready
+                if rhs is not None and y.chain is not None:
+                    rhs = y.host_view
         elif ty in _SCALAR_TYPES:
             rhs = y  # the rules were asked above
         else:
@@ -182,18 +196,21 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                 # other holder (a name, a view, a lease, a weak reference,
                 # another copy) makes them higher.
                 target = None
-                if (
-                    sys.getrefcount(x) <= _REFS_ARRAY
-                    and sys.getrefcount(buf) <= _REFS_BUFFER
-                    and sys.getrefcount(lhs) <= _REFS_COPY
+                if sys.getrefcount(x) <= _REFS_ARRAY and (
+                    sys.getrefcount(lhs) <= _REFS_LONE_COPY
+                    if buf is None
+                    else sys.getrefcount(buf) <= _REFS_BUFFER and sys.getrefcount(lhs) <= _REFS_COPY
                 ):
                     target = _lendable(x, lhs)
                 if (
                     target is None
                     and ty is UnifiedArray
                     and sys.getrefcount(y) <= _REFS_ARRAY
-                    and sys.getrefcount(ybuf) <= _REFS_OTHER_BUFFER
-                    and sys.getrefcount(rhs) <= _REFS_COPY
+                    and (
+                        sys.getrefcount(rhs) <= _REFS_LONE_COPY
+                        if ybuf is None
+                        else sys.getrefcount(ybuf) <= _REFS_OTHER_BUFFER and sys.getrefcount(rhs) <= _REFS_COPY
+                    )
                 ):
                     target = _lendable(y, rhs)
                 if target is not None:
@@ -202,11 +219,17 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                         return adopt(res, CPU, res.dtype)
             res = fn(rhs, lhs) if reflected else fn(lhs, rhs)
             if type(res) is _NDARRAY:
-                # adopt(res, CPU, res.dtype), inlined: a call frame is a tenth of a small a + b
+                # _results.adopt's lone result on the host, inlined: a call
+                # frame is a tenth of a small a + b.
                 out: UnifiedArray = UnifiedArray()
-                shape = out.extent = res.shape
-                out.buffer_made = _adopt_buffer(res, CPU, res.dtype, shape)
-                out.chain = out.host_view = None
+                out.extent = res.shape
+                out.chain = out.host_view = out.buffer_made = None
+                out.lone_copy = res
+                rdt = res.dtype
+                sig = _HOST_SIG[0]
+                if sig[1] is not rdt:  # (NumPy's dtype of a kind is one object)
+                    sig = _HOST_SIG[0] = (CPU, rdt)
+                out.lone_device_dtype = sig
                 return out
             if isinstance(res, _NP_SCALAR):
                 return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # 0-d operands: NumPy gives a scalar
@@ -325,8 +348,7 @@ def run_direct(dev: Device, name: str, first: Any, second: Any, shape: Any, a: A
     out.extent = shape
     out.chain = out.host_view = None
     if DEVICE_COPY_HOOK[0] is None:
-        # A lone result (see UnifiedArray.buffer): no buffer until one is
-        # asked for, most results being read only by the next operation.
+        # _results.adopt's lone result, inlined (see UnifiedArray.buffer).
         out.buffer_made = None
         out.lone_copy = res
         out.lone_device_dtype = sig
@@ -385,24 +407,26 @@ ELIDE_BYTES = 256 * 1024
 _COUNTS_OWNED_REFERENCES = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
 
 # What sys.getrefcount gives in operate for a temporary operand called from
-# a dunder: (the array, x's buffer, the operand's host copy, y's buffer).
+# a dunder: (the array, x's buffer, the operand's host copy, y's buffer, a
+# lone result's copy).
 # Interpreted: the interpreter's stack, the dunder's argument, operate's and
 # getrefcount's own for the array; for x's buffer, the array's slot, the
 # local and getrefcount's; for a host copy, the buffer's three (its copy,
 # ready and host_ready), the local and getrefcount's; for y's buffer, the
-# array's slot, the local and getrefcount's.  Compiled (unifiedarray/_compiled.py), a
+# array's slot, the local and getrefcount's; for a lone result's copy, its
+# slot, the local and getrefcount's.  Compiled (unifiedarray/_compiled.py), a
 # call passes its arguments borrowed, so the counts are lower (measured).
 # Where only one of the dunders and operate is compiled, the counts are
 # neither: nothing is lent.  tests/test_temporaries.py holds each build to
 # both sides: a temporary is lent, a named array never.
 _TEMPORARY_REFS = {
-    frozenset(): (4, 3, 5, 3),
-    frozenset(("_array", "_operators")): (2, 2, 4, 2),
+    frozenset(): (4, 3, 5, 3, 3),
+    frozenset(("_array", "_operators")): (2, 2, 4, 2, 2),
 }.get(frozenset(compiled_modules()) & {"_array", "_operators"})
 if _TEMPORARY_REFS is None:
     _COUNTS_OWNED_REFERENCES = False
-    _TEMPORARY_REFS = (0, 0, 0, 0)
-_REFS_ARRAY, _REFS_BUFFER, _REFS_COPY, _REFS_OTHER_BUFFER = _TEMPORARY_REFS
+    _TEMPORARY_REFS = (0, 0, 0, 0, 0)
+_REFS_ARRAY, _REFS_BUFFER, _REFS_COPY, _REFS_OTHER_BUFFER, _REFS_LONE_COPY = _TEMPORARY_REFS
 
 # The operators whose host function is a plain NumPy ufunc: they can write
 # their result into an operand of the result's dtype and shape.
@@ -427,8 +451,10 @@ _ELIDABLE = frozenset(
 def _lendable(x: UnifiedArray, native: np.ndarray) -> np.ndarray | None:
     """``native`` (x's host copy) if x's buffer is host-only, with no alias
     of its host copy that may be alive (see ``UnifiedBuffer.export_host``)
-    and not watched by a weak reference; else None."""
-    if x.chain is None and x.buffer.host_private() and not weakref.getweakrefcount(x):
+    and not watched by a weak reference; else None.  A lone result has
+    none of those: every export, lease and copy goes through its buffer."""
+    buf = x.buffer_made
+    if x.chain is None and (buf is None or buf.host_private()) and not weakref.getweakrefcount(x):
         return native
     return None
 

@@ -83,8 +83,11 @@ def reduction(name: str, x: Any, axis: Any, dtype: Any, keepdims: bool) -> Any:
     if dtype is None and type(x) is UnifiedArray:
         arr: UnifiedArray = x  # typed: compiled, its fields are read directly
         buf: UnifiedBuffer | None = arr.buffer_made
-        # host_current(x), inlined (a lone result is on a device: see UnifiedArray.buffer)
-        native = buf.host_ready if buf is not None and arr.chain is None else None
+        # host_current(x), inlined
+        if buf is None:  # a lone result (see UnifiedArray.buffer)
+            native = arr.lone_copy if arr.lone_device_dtype[0] is CPU else None
+        else:
+            native = buf.host_ready if arr.chain is None else None
         if native is not None:
             reduce = HOST_REDUCE[name]
             if _ARRAY_OUT:

@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from ._array import UnifiedArray, from_buffer
+from ._buffer import DEVICE_COPY_HOOK, upload_new
 from ._buffer import adopt as _adopt_buffer
-from ._buffer import upload_new
 from ._devices import CPU, Device
 from .backends import backend_for
 
@@ -45,15 +45,21 @@ __all__ = ["adopt", "send_back", "wrap_result"]
 
 
 def adopt(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
-    """A new whole array on a new buffer that adopts ``native`` (a native
-    array of ``dev`` holding ``dtype``, which the caller owns and nothing
-    else aliases), without checks: what :func:`wrap_result` ends in, and
-    what the fast paths call."""
+    """A new whole array whose one copy is ``native`` (a native array of
+    ``dev`` holding ``dtype``, which the caller owns and nothing else
+    aliases), without checks: what :func:`wrap_result` ends in, and what the
+    fast paths call.  A lone result (see :attr:`UnifiedArray.buffer`): its
+    buffer is made where it is first asked for, but on a device under a
+    memory limit, which must hear of every device copy as it is made."""
     arr: UnifiedArray = UnifiedArray()
     shape = arr.extent = native.shape
-    arr.buffer_made = _adopt_buffer(native, dev, dtype, shape)
-    arr.chain = None
-    arr.host_view = None
+    arr.chain = arr.host_view = None
+    if dev is CPU or DEVICE_COPY_HOOK[0] is None:
+        arr.buffer_made = None
+        arr.lone_copy = native
+        arr.lone_device_dtype = (dev, dtype)
+    else:
+        arr.buffer_made = _adopt_buffer(native, dev, dtype, shape)
     return arr
 
 

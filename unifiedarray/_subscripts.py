@@ -35,7 +35,9 @@ def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
     """``x[key]``: a view for basic indices (sharing x's buffer), a new 0-d
     array for an integer per axis, a new array for advanced indices."""
     buf = x.buffer_made
-    host = None if buf is None else buf.host_ready  # (a lone result is on a device: see UnifiedArray.buffer)
+    if buf is None:
+        buf = x.buffer  # a lone result's, made now: a view shares its array's buffer
+    host = buf.host_ready
     if host is not None and x.chain is None:
         # The commonest indices of a whole host array: a slice or an integer
         # of the first axis (a view; a trailing Ellipsis keeps NumPy from
