@@ -11,3 +11,7 @@ cdef class UnifiedArray:
     cdef public object host_view
     cdef public object lone_copy
     cdef public object lone_device_dtype
+
+
+# A C call from the compiled modules: a lone result's buffer, made on first use.
+cpdef UnifiedBuffer _own_buffer(UnifiedArray arr)

@@ -748,15 +748,18 @@ class UnifiedArray:
 # Serialises the making of lone results' buffers, so that two threads asking
 # for one lone result's buffer get the same one.  Re-entrant: the device copy
 # hook (a device memory limit's, see _buffer.set_device_copy_hook), called as
-# the buffer is made, may evict other buffers.
+# the buffer is made, may evict other buffers.  Its methods bound once: a
+# lookup per call is a measurable share of a small view's cost.
 _LONE_LOCK = _thread.RLock()
+_lone_lock_acquire, _lone_lock_release = _LONE_LOCK.acquire, _LONE_LOCK.release
 
 
 def _own_buffer(arr: UnifiedArray) -> UnifiedBuffer:
     """The buffer of ``arr``, made now if it is a lone result (see
     :attr:`UnifiedArray.buffer`): the buffer adopts its one copy, as the
     result's own buffer would have from the start."""
-    with _LONE_LOCK:
+    _lone_lock_acquire()  # (not ``with``: the context protocol costs as much as the rest)
+    try:
         buf = arr.buffer_made
         if buf is None:
             device, dtype = arr.lone_device_dtype
@@ -766,6 +769,8 @@ def _own_buffer(arr: UnifiedArray) -> UnifiedBuffer:
             arr.buffer_made = buf
             arr.lone_copy = None  # the buffer holds the copy now (a write may replace it there)
         return buf
+    finally:
+        _lone_lock_release()
 
 
 def from_buffer(buf: UnifiedBuffer) -> UnifiedArray:

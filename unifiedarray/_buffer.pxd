@@ -20,3 +20,6 @@ cdef class UnifiedBuffer:
     cdef public object host_ready
     cdef public object placement
     cdef public object ready
+
+# A C call from the compiled modules: every buffer a result gets is made here.
+cpdef UnifiedBuffer adopt(object native, object device, object dtype, object shape=*)

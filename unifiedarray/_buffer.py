@@ -1187,7 +1187,7 @@ def host_accelerator() -> Backend | None:
     return None
 
 
-def adopt(native: Any, device: Device, dtype: np.dtype, shape: tuple[int, ...] | None = None) -> UnifiedBuffer:
+def adopt(native: Any, device: Device, dtype: np.dtype, shape: Any = None) -> UnifiedBuffer:
     """A buffer that adopts ``native`` (already on ``device``) as its only
     copy; ``shape`` is ``native.shape`` where the caller has it at hand.
     The caller guarantees nothing else aliases ``native``.
