@@ -6,7 +6,9 @@ and in threads."""
 
 from __future__ import annotations
 
+import pathlib
 import pickle
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -174,3 +176,23 @@ def test_threads_that_ask_a_lone_result_for_its_buffer_get_one_buffer():
         assert all(b is buffers[0] for b in buffers) and lone.buffer_made is buffers[0]
         lone[0] = 5.0  # a write through the one buffer is what every later read sees
         assert float(lone[0]) == 5.0 and float(xp.sum(lone + 0.0)) == float(np.asarray(lone).sum())
+
+
+def test_only_the_fast_paths_and_the_array_makers_read_a_lone_results_slots():
+    """A lone result's slots are read where None is handled (the fast paths)
+    and written where arrays are made; everything else asks ``x.buffer``.
+    A new module that reads them is named here on purpose, after review."""
+    root = pathlib.Path(xp.__file__).parent
+    readers = {
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if re.search(r"\.(buffer_made|lone_copy|lone_device_dtype)\b", p.read_text(encoding="utf-8"))
+    }
+    assert readers == {
+        "_array.py",  # the class, its buffer property, python_scalar
+        "_operators.py",  # unary, operate, run_direct
+        "_reductions.py",  # the whole reductions' fast paths
+        "_results.py",  # adopt
+        "_subscripts.py",  # getitem's fast path, views
+        "_view_ops.py",  # linked views
+    }
