@@ -1,8 +1,9 @@
 """Stateful test of arrays and their views against a NumPy model.
 
-A base array lives on the host or on MLX, made by ``asarray`` or by an
-operation (a lone result, whose buffer the first rule that needs one makes:
-every rule is then also a way of making it); views (basic slices, reshapes,
+A base array lives on the host or on MLX, made by ``asarray`` (its buffer
+made at once, or not) or by an operation (a lone result, whose buffer the
+first rule that needs one makes: every rule is then also a way of making
+it); views (basic slices, reshapes,
 axis permutations, squeezes, expand_dims and flips of the base or of other
 views) are taken at random; writes go through any view (index
 assignment, in-place operators) or through the buffer's host and MLX handles
@@ -90,13 +91,15 @@ class ViewModel(RuleBasedStateMachine):
         device=st.sampled_from(DEVICES),
         dtype=st.sampled_from(["float64", "int32", "float32"]),
         shape=st.sampled_from(SHAPES),
-        made_by=st.sampled_from(["asarray", "an operation"]),
+        made_by=st.sampled_from(["asarray", "asarray, its buffer made", "an operation"]),
     )
     def create(self, device, dtype, shape, made_by):
         self.device = device
         self.model = np.arange(np.prod(shape)).reshape(shape).astype(dtype)
         self.base = xp.asarray(self.model, device=device)
-        if made_by == "an operation":
+        if made_by == "asarray, its buffer made":
+            assert self.base.buffer is self.base.buffer_made  # the premise: a buffered base
+        elif made_by == "an operation":
             # A result: a lone result, with no buffer until a rule asks for
             # one (see UnifiedArray.buffer).  Twice: on MLX a signature's
             # first call is judged on the general path, the next is direct.

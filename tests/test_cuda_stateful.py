@@ -121,7 +121,7 @@ class ViewModelOnTheSecondGPU(ViewModel):
         device=st.just(GPUS[-1]),
         dtype=st.sampled_from(["float64", "int32", "float32"]),
         shape=st.sampled_from(SHAPES),
-        made_by=st.sampled_from(["asarray", "an operation"]),
+        made_by=st.sampled_from(["asarray", "asarray, its buffer made", "an operation"]),
     )
     def create(self, device, dtype, shape, made_by):
         return ViewModel.create(self, device, dtype, shape, made_by)

@@ -804,9 +804,11 @@ def python_scalar(x: UnifiedArray, kind: str) -> Any:
     # operators' fast path's test): the commonest case, a convergence check.
     buf = x.buffer_made
     if buf is None:  # a lone result (see UnifiedArray.buffer)
-        if x.lone_device_dtype[0] is CPU:
-            return x.lone_copy.item()
-        host = None
+        # None where another thread made its buffer since (and dropped the
+        # copy): then read through the buffer, below.
+        host = x.lone_copy if x.lone_device_dtype[0] is CPU else None
+        if host is not None:
+            return host.item()
     else:
         host = buf.host_ready
     if host is not None:
