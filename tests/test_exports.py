@@ -13,6 +13,8 @@ from __future__ import annotations
 import copy
 import gc
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -101,6 +103,30 @@ def test_pickle5_out_of_band_round_trip_shares_no_live_memory(device):
     for b in bufs:  # the out-of-band buffers are read-only views: nothing writes x through them
         with pytest.raises(TypeError):
             b.raw()[0] = 1
+
+
+_A_FRAME_IN_A_CYCLE = """
+import gc, pickle, sys
+import unifiedarray as xp
+frames = []
+pickle.dumps(xp.asarray([1.0, 2.0, 3.0], device=sys.argv[1]), protocol=5, buffer_callback=frames.append)
+raw = frames[0].raw()
+assert type(raw.obj) is not memoryview, type(raw.obj)  # a view of a view: CPython 3.11's collector crashes on it
+cycle = [raw, frames]
+cycle.append(cycle)
+del raw, frames, cycle
+gc.collect()
+"""
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_pickle_frame_kept_in_a_reference_cycle_is_collected(device):
+    """A protocol-5 frame is a view of the host array itself, as NumPy's
+    are: a memoryview of a memoryview, held in a reference cycle, crashed
+    CPython 3.11's cycle collector (gh-122306) when the cycle was freed.
+    In a process of its own: a crash must fail this test, not end the run."""
+    done = subprocess.run([sys.executable, "-c", _A_FRAME_IN_A_CYCLE, device], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -103,9 +103,13 @@ def reduce_ex(x: UnifiedArray, protocol: int) -> tuple:
     host = host_frame(x, "pickle")
     device = str(x.device)
     if protocol >= 5 and host.dtype.itemsize:
+        # The frame wraps the array itself, not its memoryview: a memoryview
+        # of a memoryview (what PickleBuffer.raw() gives for one) crashes
+        # CPython 3.11's cycle collector where a cycle holds it (CPython
+        # gh-122306, fixed in 3.12.7): NumPy's own frames are so made.
         return (
             _rebuild,
-            (pickle.PickleBuffer(host.reshape(-1).view(np.uint8).data), device, host.dtype.str, host.shape),
+            (pickle.PickleBuffer(host.reshape(-1).view(np.uint8)), device, host.dtype.str, host.shape),
         )
     return (_rebuild, (np.array(host, copy=True), device))
 
