@@ -109,7 +109,8 @@ def reduce_ex(x: UnifiedArray, protocol: int) -> tuple:
         # gh-122306, fixed in 3.12.7): NumPy's own frames are so made.
         return (
             _rebuild,
-            (pickle.PickleBuffer(host.reshape(-1).view(np.uint8)), device, host.dtype.str, host.shape),
+            # (NumPy's stubs give ndarray its buffer protocol from Python 3.12 on)
+            (pickle.PickleBuffer(host.reshape(-1).view(np.uint8)), device, host.dtype.str, host.shape),  # type: ignore[arg-type]
         )
     return (_rebuild, (np.array(host, copy=True), device))
 
