@@ -191,6 +191,7 @@ def test_only_the_fast_paths_and_the_array_makers_read_a_lone_results_slots():
         if re.search(r"\.(buffer_made|lone_copy|lone_device_dtype)\b", p.read_text(encoding="utf-8"))
     }
     assert readers == {
+        "_access.py",  # host_current and host_native: the fast paths' one question
         "_array.py",  # the class, its buffer property, python_scalar
         "_operators.py",  # unary, operate, run_direct
         "_reductions.py",  # the whole reductions' fast paths

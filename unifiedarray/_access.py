@@ -71,8 +71,15 @@ def readonly_host(x: UnifiedArray, reason: str) -> np.ndarray:
 def host_current(x: UnifiedArray) -> Any:
     """The host copy of a whole host-placed array, if it is current and no
     move is in flight (what a fast path may read directly); else None.
-    Every fast path asks this one question."""
-    return x.buffer.host_ready if x.chain is None else None
+    Every fast path asks this one question.  A lone result on the host
+    answers with its copy, and keeps no buffer (see
+    :attr:`UnifiedArray.buffer`)."""
+    buf = x.buffer_made
+    if buf is None:
+        # (None where another thread made its buffer since: then the caller
+        # takes its way through the buffer)
+        return x.lone_copy if x.lone_device_dtype[0] is CPU else None
+    return buf.host_ready if x.chain is None else None
 
 
 def host_native(x: UnifiedArray) -> Any:
@@ -80,7 +87,10 @@ def host_native(x: UnifiedArray) -> Any:
     whole array, or the NumPy view a view keeps of it (see ``UnifiedArray.host_view``),
     if x is placed on the host, current there, nothing in flight; else None
     (the operators' fast path asks the same, inlined)."""
-    host = x.buffer.host_ready
+    buf = x.buffer_made
+    if buf is None:  # a lone result: see host_current
+        return x.lone_copy if x.lone_device_dtype[0] is CPU else None
+    host = buf.host_ready
     if host is None or x.chain is None:
         return host
     return x.host_view

@@ -516,18 +516,19 @@ def binary_function(name: str, x1: Any, x2: Any) -> Any:
 def inplace(x: UnifiedArray, y: Any, name: str) -> Any:
     """``x <op>= y``: computed as ``x <op> y``, written into x through the
     buffer.  The dtype and shape must stay x's."""
-    _rules.inplace_operand(name, x.dtype, y)  # the cast into x, checked before anything runs
+    dtype = x.dtype
+    _rules.inplace_operand(name, dtype, y)  # the cast into x, checked before anything runs
     if _inplace_on_host(x, y, name):
         return x
     res = operate(x, y, name)
     if res is NotImplemented:
         return NotImplemented
-    if res.shape != x.extent:
-        raise ValueError(f"in-place {name} would change the shape {x.extent} to {res.shape}")
-    if res.dtype != x.dtype:
-        _rules.inplace_result(name, x.dtype, res.dtype)
-        res = call("astype", (res, x.dtype), {"copy": False})  # NumPy's x += y: computed, then cast
-    lhs, rhs = host_native(x), res.buffer.host_ready
+    if res.extent != x.extent:
+        raise ValueError(f"in-place {name} would change the shape {x.extent} to {res.extent}")
+    if res.dtype != dtype:
+        _rules.inplace_result(name, dtype, res.dtype)
+        res = call("astype", (res, dtype), {"copy": False})  # NumPy's x += y: computed, then cast
+    lhs, rhs = host_native(x), host_native(res)
     if lhs is not None and rhs is not None:
         # Both on the host (x whole or a real view of its copy): the result
         # copied into x's memory through the buffer's write, what write()

@@ -89,7 +89,7 @@ def _key_arrays(key: Any) -> Any:
 
 def _host_view(x: UnifiedArray, key: Any, native: np.ndarray) -> UnifiedArray:
     out = UnifiedArray()
-    out.buffer_made = x.buffer
+    out.buffer_made = x.buffer  # (getitem made a lone result's)
     out.chain = (key,)
     out.extent = native.shape
     out.host_view = native
@@ -110,7 +110,9 @@ def _element(x: UnifiedArray, key: Any) -> UnifiedArray:
 
 def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
     key = index.view_key(key)
-    buf = x.buffer
+    buf = x.buffer_made
+    if buf is None:
+        buf = x.buffer  # a lone result's, made now: a view shares its array's buffer
     out: UnifiedArray = UnifiedArray()
     out.buffer_made = buf
     parent = x.chain
