@@ -21,6 +21,7 @@ from . import _index as index
 from . import _rules
 from ._access import host_current, native_on
 from ._array import UnifiedArray
+from ._buffer import UnifiedBuffer
 from ._calls import call, call_mixed
 from ._devices import CPU
 from ._dtypes import PYTHON_TYPES
@@ -34,7 +35,7 @@ __all__ = ["getitem", "setitem"]
 def getitem(x: UnifiedArray, key: Any) -> UnifiedArray:
     """``x[key]``: a view for basic indices (sharing x's buffer), a new 0-d
     array for an integer per axis, a new array for advanced indices."""
-    buf = x.buffer_made
+    buf: UnifiedBuffer | None = x.buffer_made  # typed: compiled, its fields are read directly
     if buf is None:
         buf = x.buffer  # a lone result's, made now: a view shares its array's buffer
     host = buf.host_ready
@@ -110,7 +111,7 @@ def _element(x: UnifiedArray, key: Any) -> UnifiedArray:
 
 def _view(x: UnifiedArray, key: Any) -> UnifiedArray:
     key = index.view_key(key)
-    buf = x.buffer_made
+    buf: UnifiedBuffer | None = x.buffer_made
     if buf is None:
         buf = x.buffer  # a lone result's, made now: a view shares its array's buffer
     out: UnifiedArray = UnifiedArray()
