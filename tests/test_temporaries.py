@@ -6,6 +6,7 @@ or a copy on another device."""
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 
 import numpy as np
@@ -95,10 +96,11 @@ def test_lent_temporaries_are_never_observable(steps, seed):
         )
 
 
-def test_a_chain_of_temporaries_reuses_one_block():
-    """``a + a + a + a`` allocates once after the first sum, as NumPy does."""
-    a = xp.asarray(np.ones(SHAPE))
-    lent = []
+@contextlib.contextmanager
+def _lending_recorded():
+    """A list that records, for each large operation in the block, whether
+    an operand lent its memory to the result."""
+    lent: list[bool] = []
     original = _operators._into
 
     def spy(*args):
@@ -108,11 +110,18 @@ def test_a_chain_of_temporaries_reuses_one_block():
 
     _operators._into = spy
     try:
+        yield lent
+    finally:
+        _operators._into = original
+
+
+def test_a_chain_of_temporaries_reuses_one_block():
+    """``a + a + a + a`` allocates once after the first sum, as NumPy does."""
+    a = xp.asarray(np.ones(SHAPE))
+    with _lending_recorded() as lent:
         r = a + a + a + a
         named = a + a
         r2 = named + a  # named: not lent
-    finally:
-        _operators._into = original
     if _operators._COUNTS_OWNED_REFERENCES:
         assert lent == [True, True]
     assert float(r[0, 0]) == 4.0 and float(r2[0, 0]) == 3.0 and float(named[0, 0]) == 2.0
@@ -122,21 +131,10 @@ def test_a_temporary_on_the_right_lends_its_memory_and_a_named_one_never():
     """``a * (a + a)``: the right operand is the temporary, and lends; a
     named right operand never does (the counts of y's references)."""
     a = xp.asarray(np.ones(SHAPE))
-    lent = []
-    original = _operators._into
-
-    def spy(*args):
-        out = original(*args)
-        lent.append(out is not None)
-        return out
-
-    _operators._into = spy
-    try:
+    with _lending_recorded() as lent:
         r = a * (a + a)
         named = a + a
         r2 = a * named  # named: not lent
-    finally:
-        _operators._into = original
     if _operators._COUNTS_OWNED_REFERENCES:
         assert lent == [True]
     assert float(r[0, 0]) == 2.0 and float(r2[0, 0]) == 2.0 and float(named[0, 0]) == 2.0

@@ -36,7 +36,7 @@ from ._dtypes import PYTHON_TYPES
 from ._errors import run_translated
 from ._intake import check_scalar, intake
 from ._resolve import GENERATION, resolve, resolved
-from ._results import adopt, wrap_result
+from ._results import adopt, lone_on_host, wrap_result
 from ._writes import write
 from .backends import backend_for, backend_of_native
 
@@ -94,18 +94,7 @@ def unary(name: str, x: Any) -> Any:
         res = fn(host)
         if type(res) is _NDARRAY:
             if res is not host and res.base is None:
-                # _results.adopt's lone result on the host, inlined: a call
-                # frame is a tenth of a small call.
-                out: UnifiedArray = UnifiedArray()
-                out.extent = res.shape
-                out.chain = out.host_view = out.buffer_made = None
-                out.lone_copy = res
-                rdt = res.dtype
-                sig = _HOST_SIG[0]
-                if sig[1] is not rdt:  # (NumPy's dtype of a kind is one object)
-                    sig = _HOST_SIG[0] = (CPU, rdt)
-                out.lone_device_dtype = sig
-                return out
+                return lone_on_host(res)
         elif isinstance(res, _NP_SCALAR):
             return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # a 0-d input: NumPy gives a scalar
     else:
@@ -122,8 +111,6 @@ def unary(name: str, x: Any) -> Any:
 
 # name -> the host function, for the operators' fast path.
 _HOST_FN: dict[str, Any] = {}
-# The last host result's lone_device_dtype, for the next one of its dtype.
-_HOST_SIG: list[tuple[Device, Any]] = [(CPU, None)]
 
 
 def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
@@ -219,18 +206,7 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
                         return adopt(res, CPU, res.dtype)
             res = fn(rhs, lhs) if reflected else fn(lhs, rhs)
             if type(res) is _NDARRAY:
-                # _results.adopt's lone result on the host, inlined: a call
-                # frame is a tenth of a small a + b.
-                out: UnifiedArray = UnifiedArray()
-                out.extent = res.shape
-                out.chain = out.host_view = out.buffer_made = None
-                out.lone_copy = res
-                rdt = res.dtype
-                sig = _HOST_SIG[0]
-                if sig[1] is not rdt:  # (NumPy's dtype of a kind is one object)
-                    sig = _HOST_SIG[0] = (CPU, rdt)
-                out.lone_device_dtype = sig
-                return out
+                return lone_on_host(res)
             if isinstance(res, _NP_SCALAR):
                 return adopt(res[...], CPU, res.dtype)  # type: ignore[index]  # 0-d operands: NumPy gives a scalar
             return wrap_result(res, CPU)

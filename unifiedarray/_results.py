@@ -41,7 +41,11 @@ from ._buffer import adopt as _adopt_buffer
 from ._devices import CPU, Device
 from .backends import backend_for
 
-__all__ = ["adopt", "send_back", "wrap_result"]
+__all__ = ["adopt", "lone_on_host", "send_back", "wrap_result"]
+
+# The last host result's lone_device_dtype, for the next one of its dtype
+# (NumPy's dtype of a kind is one object: a result's is most often the last's).
+_HOST_SIG: list[tuple[Device, Any]] = [(CPU, None)]
 
 
 def adopt(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
@@ -60,6 +64,23 @@ def adopt(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
         arr.lone_device_dtype = (dev, dtype)
     else:
         arr.buffer_made = _adopt_buffer(native, dev, dtype, shape)
+    return arr
+
+
+def lone_on_host(native: Any) -> UnifiedArray:
+    """:func:`adopt` of a host result (``native``, which the caller owns and
+    nothing else aliases), as the host fast paths call it: a lone result
+    whose ``(device, dtype)`` is shared with the last one's of its dtype
+    (a C call from the compiled fast paths: see ``_results.pxd``)."""
+    arr: UnifiedArray = UnifiedArray()
+    arr.extent = native.shape
+    arr.chain = arr.host_view = arr.buffer_made = None
+    arr.lone_copy = native
+    dtype = native.dtype
+    sig = _HOST_SIG[0]
+    if sig[1] is not dtype:
+        sig = _HOST_SIG[0] = (CPU, dtype)
+    arr.lone_device_dtype = sig
     return arr
 
 
