@@ -27,8 +27,7 @@ import numpy as np
 from . import _rules
 from ._access import host_native, native_on
 from ._array import UnifiedArray
-from ._buffer import DEVICE_COPY_HOOK, UnifiedBuffer
-from ._buffer import adopt as _adopt_buffer
+from ._buffer import UnifiedBuffer
 from ._calls import NO_KWARGS, call, call_mixed, traced_call
 from ._compiled import compiled_modules
 from ._devices import CPU, Device
@@ -36,7 +35,7 @@ from ._dtypes import PYTHON_TYPES
 from ._errors import run_translated
 from ._intake import check_scalar, intake
 from ._resolve import GENERATION, resolve, resolved
-from ._results import adopt, lone_on_host, wrap_result
+from ._results import adopt, lone_on_host, new_result, wrap_result
 from ._writes import write
 from .backends import backend_for, backend_of_native
 
@@ -318,21 +317,7 @@ def run_direct(dev: Device, name: str, first: Any, second: Any, shape: Any, a: A
         return None
     if res is None:
         return None
-    out: UnifiedArray = UnifiedArray()
-    if shape is None:
-        shape = res.shape
-    out.extent = shape
-    out.chain = out.host_view = None
-    if DEVICE_COPY_HOOK[0] is None:
-        # _results.adopt's lone result, inlined (see UnifiedArray.buffer).
-        out.buffer_made = None
-        out.lone_copy = res
-        out.lone_device_dtype = sig
-    else:
-        # A device memory limit hears of every device copy as it is made
-        # (adopt calls its hook), so this one gets its buffer now.
-        out.buffer_made = _adopt_buffer(res, dev, sig[1], shape)
-    return out
+    return new_result(res, sig, res.shape if shape is None else shape)
 
 
 def direct_for(key: tuple[Any, ...], dev: Device, name: str) -> tuple[Any, Any]:

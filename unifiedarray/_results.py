@@ -41,7 +41,7 @@ from ._buffer import adopt as _adopt_buffer
 from ._devices import CPU, Device
 from .backends import backend_for
 
-__all__ = ["adopt", "lone_on_host", "send_back", "wrap_result"]
+__all__ = ["adopt", "lone_on_host", "new_result", "send_back", "wrap_result"]
 
 # The last host result's lone_device_dtype, for the next one of its dtype
 # (NumPy's dtype of a kind is one object: a result's is most often the last's).
@@ -55,33 +55,39 @@ def adopt(native: Any, dev: Device, dtype: np.dtype) -> UnifiedArray:
     fast paths call.  A lone result (see :attr:`UnifiedArray.buffer`): its
     buffer is made where it is first asked for, but on a device under a
     memory limit, which must hear of every device copy as it is made."""
+    return new_result(native, (dev, dtype), native.shape)
+
+
+def new_result(native: Any, device_dtype: Any, shape: Any) -> UnifiedArray:
+    """:func:`adopt` with ``(device, dtype)`` (shared by the results of one
+    signature) and the shape at hand: the one place a result is made, and
+    where it is decided whether it is a lone result (a C call from the
+    compiled fast paths: see ``_results.pxd``)."""
     arr: UnifiedArray = UnifiedArray()
-    shape = arr.extent = native.shape
+    arr.extent = shape
     arr.chain = arr.host_view = None
+    dev = device_dtype[0]
     if dev is CPU or DEVICE_COPY_HOOK[0] is None:
         arr.buffer_made = None
         arr.lone_copy = native
-        arr.lone_device_dtype = (dev, dtype)
+        arr.lone_device_dtype = device_dtype
     else:
-        arr.buffer_made = _adopt_buffer(native, dev, dtype, shape)
+        # A device memory limit hears of every device copy as it is made
+        # (the buffer's adopt calls its hook), so this one gets its buffer now.
+        arr.buffer_made = _adopt_buffer(native, dev, device_dtype[1], shape)
     return arr
 
 
 def lone_on_host(native: Any) -> UnifiedArray:
     """:func:`adopt` of a host result (``native``, which the caller owns and
-    nothing else aliases), as the host fast paths call it: a lone result
-    whose ``(device, dtype)`` is shared with the last one's of its dtype
-    (a C call from the compiled fast paths: see ``_results.pxd``)."""
-    arr: UnifiedArray = UnifiedArray()
-    arr.extent = native.shape
-    arr.chain = arr.host_view = arr.buffer_made = None
-    arr.lone_copy = native
+    nothing else aliases), as the host fast paths call it: its
+    ``(device, dtype)`` is shared with the last one's of its dtype (a C call
+    from the compiled fast paths: see ``_results.pxd``)."""
     dtype = native.dtype
     sig = _HOST_SIG[0]
     if sig[1] is not dtype:
         sig = _HOST_SIG[0] = (CPU, dtype)
-    arr.lone_device_dtype = sig
-    return arr
+    return new_result(native, sig, native.shape)
 
 
 def wrap_result(res: Any, dev: Device, inputs: Sequence[Any] = ()) -> Any:

@@ -39,9 +39,7 @@ def linked_view(x: UnifiedArray, link: Any, shape: tuple[int, ...]) -> UnifiedAr
     """A view of ``x`` through ``link`` (a :class:`~unifiedarray._views.Reshape`
     or :class:`~unifiedarray._views.Permute`): it shares x's buffer, so
     writes through either are seen by both, on every backend."""
-    buf = x.buffer_made
-    if buf is None:
-        buf = x.buffer  # a lone result's, made now: a view shares its array's buffer
+    buf = x.buffer  # (a lone result's is made now: a view shares its array's buffer)
     out = UnifiedArray()
     out.buffer_made = buf
     out.chain = (link,) if x.chain is None else (*x.chain, link)
