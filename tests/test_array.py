@@ -6,14 +6,19 @@ and in threads."""
 
 from __future__ import annotations
 
+import math
+import operator
 import pathlib
 import pickle
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import unifiedarray as xp
 
@@ -57,6 +62,91 @@ def test_attributes_describe_the_data(device):
     assert (x.shape, x.ndim, x.size, x.dtype, x.device) == ((2, 3, 4), 3, 24, xp.int8, device)
     assert x.mT.shape == (2, 4, 3)
     assert x.__array_namespace__() is xp
+
+
+# Every conversion of an array to a Python scalar (python_scalar): the
+# dunders, format and round.
+_SCALAR_READS = {
+    "bool": bool,
+    "int": int,
+    "float": float,
+    "complex": complex,
+    "index": operator.index,
+    "format": lambda x: format(x, ".4g"),
+    "round": lambda x: round(x, 2),
+}
+
+
+def _scalar_read(read, x):
+    """``read(x)`` as (its value's type, its value: NaN as the string "nan",
+    a float's sign kept) or the exception's class."""
+    try:
+        got = read(x)
+    except Exception as exc:
+        return type(exc)
+    if isinstance(got, float | complex):
+        parts = (got.real, got.imag) if isinstance(got, complex) else (got,)
+        return type(got), tuple("nan" if math.isnan(p) else (p, math.copysign(1.0, p)) for p in parts)
+    return type(got), got
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_scalar_read_is_the_hosts_and_copies_out_the_element_alone(device, data):
+    """Every Python scalar read of an array (any conversion, any dtype the
+    device holds, 0-d or of one element, asarray's or a lone result or one
+    with its buffer) gives on every device what it gives on the host, the
+    same value of the same type or the same exception; on the host that is
+    NumPy's own.  Where the array's copy is on a device, a successful read
+    is one move of the element's bytes to the host, a failed one that or
+    none, and the copies stay as they were: the read makes no buffer and no
+    host copy (a second read moves the element again)."""
+    dtypes = sorted(xp.__array_namespace_info__().dtypes(device=device))
+    dtype = np.dtype(data.draw(st.sampled_from(dtypes), label="dtype"))
+    value = data.draw(hnp.from_dtype(dtype), label="value")
+    shape = data.draw(st.sampled_from([(), (1,), (1, 1)]), label="shape")
+    made = data.draw(st.sampled_from(["asarray", "a result", "a result, its buffer made"]), label="made")
+    # (round and format of an array that is not 0-d are an array and a str, no scalar read)
+    reads = sorted(_SCALAR_READS) if shape == () else ["bool", "complex", "float", "index", "int"]
+    how = data.draw(st.sampled_from(reads), label="read")
+    read = _SCALAR_READS[how]
+    ref = np.full(shape, value, dtype)
+
+    def made_on(dev):
+        x = xp.asarray(ref, device=dev)
+        if made != "asarray":
+            x = xp.astype(x, x.dtype, copy=True)
+            assert x.buffer_made is None  # the premise: a lone result
+            if made == "a result, its buffer made":
+                x.buffer  # noqa: B018
+        return x
+
+    on_host = _scalar_read(read, made_on("cpu"))
+    if shape == ():
+        # NumPy's answer (its arrays define no __round__: Python's round of
+        # the element, as documented).
+        assert on_host == _scalar_read(read, ref.item() if how == "round" else ref)
+    x = made_on(device)
+    before = None if x.buffer_made is None else x.buffer.valid_devices
+    with xp.track_transfers() as t:
+        got = _scalar_read(read, x)
+        again = _scalar_read(read, x)
+    assert got == again == on_host
+    moved = [(r.source, r.target, r.nbytes) for r in t.records]
+    element_moved = [(device, "cpu", dtype.itemsize)] * 2
+    if device == "cpu":
+        assert moved == []
+    elif isinstance(got, type):
+        # Refused before the read (not 0-d) or after it (int of NaN, round
+        # of a complex): never more than the element.
+        assert moved in ([], element_moved)
+    else:
+        assert moved == element_moved
+    if before is None:
+        assert x.buffer_made is None  # no buffer made ...
+    else:
+        assert x.buffer.valid_devices == before  # ... nor a host copy
 
 
 def test_the_class_is_not_a_constructor():

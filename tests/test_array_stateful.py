@@ -445,6 +445,24 @@ class ViewModel(RuleBasedStateMachine):
 
         OTHER_THREAD.submit(write).result(timeout=60)
 
+    @rule(v=views, data=st.data(), how=st.sampled_from(["float", "int", "bool", "format"]))
+    def read_python_scalars(self, v, data, how):
+        # After whatever wrote last: an element of a view, a whole reduction
+        # (a result read as a scalar: its element copied out alone) and the
+        # view itself where it holds one element.
+        arr, idx = self.pair(v)
+        if arr.size == 0:
+            return
+        read = {"float": float, "int": int, "bool": bool, "format": lambda a: format(a, ".6g")}[how]
+        values = self.values(idx)
+        key = tuple(data.draw(st.integers(0, n - 1)) for n in arr.shape)
+        assert read(arr[key]) == read(values[key])
+        total = xp.sum(arr)
+        assert read(total) == read(values.sum(dtype=values.dtype))
+        assert read(total) == read(values.sum(dtype=values.dtype))  # read twice: the same
+        if arr.size == 1 and (arr.ndim == 0 or how == "bool"):
+            assert read(arr) == read(values)
+
     @rule(v=views)
     def expression_of_temporaries(self, v):
         arr, idx = self.pair(v)

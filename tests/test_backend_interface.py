@@ -99,6 +99,29 @@ def test_a_first_host_copy_holds_every_bit_of_the_device_copy(device, dtype, dat
     assert out.flags.c_contiguous and out.flags.owndata and out.tobytes() == np.ascontiguousarray(host.T).tobytes()
 
 
+@pytest.mark.parametrize("device", DEVICES)
+@settings(max_examples=40, deadline=None)
+@given(dtype=st.sampled_from(_ALL_DTYPES), data=st.binary(min_size=16, max_size=16))
+def test_an_element_read_is_numpys_item_of_the_same_bits(device, dtype, data):
+    # Backend.element (float(x) of an array whose copy is on the device):
+    # the Python scalar NumPy's item() gives for the same bits, of the same
+    # type (the largest integers, -0.0, infinities, NaN), from every
+    # backend: the default (the sealed one) copies out, the others read.
+    dev = Device.parse(device)
+    backend = backend_for(dev)
+    if not backend.supports_dtype(dtype, dev):
+        return
+    host = np.frombuffer(data[: dtype.itemsize], dtype=np.uint8 if dtype.kind == "b" else dtype).reshape(())
+    host = (host % 2).astype(bool) if dtype.kind == "b" else host.copy()
+    native = xp.asarray(host, device=device).buffer.current(dev)
+    backend.evaluate(native)
+    got, want = backend.element(native), host.item()
+    assert type(got) is type(want)
+    assert np.array_equal(np.asarray(got), np.asarray(want), equal_nan=True)
+    if isinstance(want, float):
+        assert np.signbit(got) == np.signbit(want)
+
+
 def test_a_native_without_dlpack_is_a_buffer_error():
     backend = Backend()
     with pytest.raises(BufferError, match="no DLPack"):

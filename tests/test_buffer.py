@@ -10,7 +10,7 @@ import pytest
 import unifiedarray as ua
 from unifiedarray import BufferState, UnifiedBuffer
 
-from .conftest import needs_mlx
+from .conftest import DEVICES, needs_mlx
 
 S = BufferState
 
@@ -452,3 +452,42 @@ def test_an_adopted_buffer_makes_one_copies_dict_whatever_the_threads():
         assert buf.state is BufferState.HOST_ONLY and buf.to_numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
         buf.retire()  # every copy dropped: the adopted one too
         assert buf._copies == {} and buf.ready is None and buf.host_ready is None
+
+
+# -- a scalar read (UnifiedBuffer.element): the element alone ----------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_scalar_read_copies_the_element_out_of_a_current_copy_and_changes_nothing(device):
+    buf = ua.asarray(np.float32(2.5), device=device).buffer
+    before = buf.valid_devices
+    with ua.track_transfers() as t:
+        assert buf.element("float()") == 2.5 and buf.element("float()") == 2.5
+    moved = [(r.source, r.target, r.nbytes, r.reason) for r in t.records]
+    assert moved == ([] if device == "cpu" else [(device, "cpu", 4, "float()")] * 2)
+    assert buf.valid_devices == before  # no host copy made
+    if device != "cpu":
+        assert moves(buf.to_numpy) == 1  # the array's first host copy is a move of its own
+        assert moves(lambda: buf.element("float()")) == 0  # then read there
+
+
+@pytest.mark.parametrize("device", [d for d in DEVICES if d != "cpu"])
+def test_a_forbidden_scalar_read_raises_and_changes_nothing(device):
+    buf = ua.asarray(np.int16(7), device=device).buffer
+    forbidden = pytest.raises(ua.TransferError, match=r"device_to_host move of 2 bytes .* in float\(\)")
+    with ua.transfer_guard(device_to_host="disallow"), ua.track_transfers() as t, forbidden:
+        buf.element("float()")
+    assert t.count == 0 and buf.valid_devices == frozenset({ua.Device.parse(device)})
+    buf.host  # noqa: B018  (a host write: the host copy is current, and the only one)
+    with ua.transfer_guard(device_to_host="disallow"):
+        assert buf.element("float()") == 7  # read there: nothing to judge
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_scalar_read_while_a_host_alias_lives_reads_the_host(device):
+    buf = ua.asarray(np.float64(1.0), device=device).buffer
+    alias = buf.export_host("test")
+    alias[...] = 9.0  # a write the buffer cannot see, but knows may happen
+    assert moves(lambda: buf.element("float()")) == 0 and buf.element("float()") == 9.0
+    assert buf.host_aliased()
+    del alias

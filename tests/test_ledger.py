@@ -6,6 +6,7 @@ import contextvars
 import copy
 import json
 import threading
+import time
 import tracemalloc
 import warnings
 
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 
 import unifiedarray as ua
 from unifiedarray import UnifiedBuffer
-from unifiedarray._ledger import TransferLedger, TransferRecord, transfer
+from unifiedarray._ledger import TransferLedger, TransferRecord, copy_out, transfer
 
 from .conftest import DEVICES, needs_mlx
 
@@ -215,6 +216,35 @@ def test_waiting_for_mlx_evaluation_is_recorded_apart_from_the_copy():
     assert len(waits) == len(copies) == 10
     for w, c in zip(waits, copies, strict=True):
         assert w["ts"] + w["dur"] == pytest.approx(c["ts"], abs=1.0)  # the wait ends where the copy begins
+
+
+def test_copy_out_is_a_transfer_block_in_one_call():
+    """copy_out (a scalar read's move) is judged, timed and recorded as the
+    block it stands for: the guard first, before any wait; the wait timed
+    apart from the copy; a move that raises, or moves no byte, unrecorded."""
+    calls = []
+
+    def wait(native):
+        calls.append("wait")
+        time.sleep(0.01)
+
+    def copy_first(native):
+        calls.append("copy")
+        return native[0]
+
+    with ua.track_transfers() as t:
+        assert copy_out("mlx", 8, "float()", wait, copy_first, [2.5]) == 2.5
+        with ua.transfer_guard(device_to_host="disallow"), pytest.raises(ua.TransferError, match="8 bytes from mlx"):
+            copy_out("mlx", 8, "float()", wait, copy_first, [2.5])
+        with pytest.raises(IndexError):
+            copy_out("mlx", 8, "float()", wait, copy_first, [])
+        with ua.transfer_guard("disallow"):
+            assert copy_out("mlx", 0, "float()", wait, copy_first, [1.0]) == 1.0  # nothing to judge
+    assert calls == ["wait", "copy"] * 3  # the forbidden one never waited
+    (record,) = t.records
+    assert (record.source, record.target, record.nbytes, record.reason) == ("mlx", "cpu", 8, "float()")
+    assert not record.explicit
+    assert record.wait >= 0.01 > record.seconds
 
 
 def test_a_zero_byte_move_is_no_move():

@@ -38,6 +38,7 @@ import numpy as np
 from . import _rules
 from ._buffer import UnifiedBuffer
 from ._buffer import adopt as _adopt_buffer
+from ._buffer import download_element as _download_element
 from ._devices import CPU, Device, DeviceLike
 from ._views import Permute
 
@@ -796,19 +797,29 @@ def from_buffer(buf: UnifiedBuffer) -> UnifiedArray:
 def python_scalar(x: UnifiedArray, kind: str) -> Any:
     """The one element of ``x`` as a Python scalar, for ``kind`` (``bool()``,
     ``float()``, ``full``'s fill value ...): ``item()`` gives one directly,
-    no NumPy scalar between.  A ``ValueError`` naming ``kind`` where ``x``
-    is not 0-d (``bool`` also takes one element of any shape)."""
+    no NumPy scalar between.  Where ``x``'s current copies are on devices,
+    its element alone is copied out (a counted move of its bytes,
+    :meth:`UnifiedBuffer.element`) and every copy stays as it was; a view's
+    element is read on the host.  A ``ValueError`` naming ``kind`` where
+    ``x`` is not 0-d (``bool`` also takes one element of any shape)."""
     if x.extent != () and not (kind == "__bool__" and x.size == 1):
         raise ValueError(f"{kind} needs a 0-d array; this one has shape {x.extent}")
     # Read where the host copy is current and nothing is in flight (the
     # operators' fast path's test): the commonest case, a convergence check.
     buf = x.buffer_made
     if buf is None:  # a lone result (see UnifiedArray.buffer)
+        dev, dtype = x.lone_device_dtype
+        native = x.lone_copy
         # None where another thread made its buffer since (and dropped the
         # copy): then read through the buffer, below.
-        host = x.lone_copy if x.lone_device_dtype[0] is CPU else None
-        if host is not None:
-            return host.item()
+        if native is not None:
+            if dev is CPU:
+                return native.item()
+            # Its one copy is on a device: the element alone is copied out
+            # (counted), as the buffer's element() would, and no buffer made.
+            reason = _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}"
+            return _download_element(native, dev, dtype.itemsize, reason)
+        host = None
     else:
         host = buf.host_ready
     if host is not None:
@@ -819,5 +830,9 @@ def python_scalar(x: UnifiedArray, kind: str) -> Any:
             return view.item()
     reason = _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}"
     if x.chain is None:
-        return x.buffer.native(CPU, reason).item()  # the buffer moves what is stale (counted)
+        # The element alone, from a current copy (counted where it moves);
+        # the array's copies stay as they were.
+        return x.buffer.element(reason)
+    # A view's element: the view is read on the host, moving its base there
+    # (counted): the elements next to it are likely read next.
     return _ops.native_on(x, CPU, reason).item()

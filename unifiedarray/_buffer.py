@@ -12,6 +12,11 @@ so one module):
 * a write that replaces all the data (``fill``, ``copy_from``) skips the
   read: nothing stale is ever copied only to be overwritten.
 
+One read is not a move of the whole: reading the one element of a buffer of
+size 1 as a Python scalar (``float(x)``, ``bool(x)``, :meth:`UnifiedBuffer.element`)
+copies that element out of a current copy (counted, as a move of its bytes)
+and leaves every copy as it was, as CuPy's and MLX's own ``item()`` do.
+
 Writes are tracked without relying on the user: every public path that can
 write marks its copy.  A writable handle (``.host``, ``.device``, ``.mlx``,
 ``.metal``) counts as a write when it is handed out, because the library
@@ -99,7 +104,7 @@ import numpy as np
 
 from . import _rules
 from ._devices import CPU, MLX, Device, DeviceLike
-from ._ledger import transfer
+from ._ledger import copy_out, transfer
 from .backends import Backend, all_backends, backend_for, backend_of_native, registry
 
 __all__ = ["BufferState", "UnifiedBuffer"]
@@ -487,6 +492,32 @@ class UnifiedBuffer:
             copies = self._copies_made
             return solo if copies is None else copies[dev]
         return self._acquire(dev, False, reason, explicit)
+
+    def element(self, reason: str) -> Any:
+        """The one element of this buffer (of size 1) as a Python scalar,
+        for ``float(x)``, ``bool(x)`` and the like: read from the host copy
+        where it is current, else copied out alone from a current device
+        copy (:func:`download_element`: counted for ``reason``, judged by
+        the transfer guard), leaving every copy as it was.  A second read
+        copies it out again.
+
+        Example
+        -------
+        >>> from unifiedarray import UnifiedBuffer
+        >>> b = UnifiedBuffer(()); b.fill(2.5); b.element("example")
+        2.5
+        """
+        with self._lock:
+            if self._pending is not None:
+                self._wait()
+            valid = self._valid
+            # The host where it is current (or where there is no data yet:
+            # the read makes the zeros there, as native's would).
+            dev = CPU if CPU in valid or not valid else next(iter(valid))
+            native = self._acquire(dev, False, reason)  # the device's stream follows its work, as for a move
+        if dev is CPU:
+            return native.item()
+        return download_element(native, dev, self.dtype.itemsize, reason)
 
     def allocated(self, dev: Device) -> Any:
         """The copy on ``dev``, current or stale, or None: for what a copy
@@ -1280,3 +1311,14 @@ def download_new(native: Any, device: Device, reason: str) -> np.ndarray:
     with transfer(str(device), "cpu", dtype.itemsize * prod(native.shape), reason) as move:
         move.wait_for(backend.evaluate, native)
         return backend.to_host(native, dtype)
+
+
+def download_element(native: Any, device: Device, itemsize: int, reason: str) -> Any:
+    """The one element of ``native`` (a current copy on ``device``, of size
+    1, its dtype ``itemsize`` bytes) as a Python scalar: a counted move of
+    those bytes, judged by the transfer guard, whose result no buffer keeps.
+    What a scalar read of an array whose only current copies are on devices
+    makes (:meth:`UnifiedBuffer.element`, and a lone result's read in
+    ``_array.python_scalar``)."""
+    backend = backend_for(device)
+    return copy_out(str(device), itemsize, reason, backend.evaluate, backend.element, native)

@@ -24,14 +24,14 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
 from ._policy import check_transfer
 
-__all__ = ["TransferLedger", "TransferRecord", "totals", "track_transfers", "transfer"]
+__all__ = ["TransferLedger", "TransferRecord", "copy_out", "totals", "track_transfers", "transfer"]
 
 
 class TransferRecord(NamedTuple):
@@ -482,20 +482,48 @@ class transfer:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if exc_type is None and self._nbytes:
             start = self._start + self._wait  # the copy begins when the wait ends
-            seconds = _clock() - start
-            totals.add(self._nbytes, seconds, self._wait)
-            ledgers = _active.get()
-            if ledgers:  # a record is made only for the ledgers open here
-                record = TransferRecord(
-                    self._source,
-                    self._target,
-                    self._nbytes,
-                    seconds,
-                    self._reason,
-                    self._explicit,
-                    start,
-                    _thread(),
-                    self._wait,
-                )
-                for ledger in ledgers:
-                    ledger.add(record)
+            _count(self._source, self._target, self._nbytes, self._reason, self._explicit, start, _clock(), self._wait)
+
+
+def _count(
+    source: str, target: str, nbytes: int, reason: str, explicit: bool, start: float, end: float, wait: float
+) -> None:
+    """Count one move made (the totals) and record it in the ledgers open
+    here: the end of :class:`transfer` and of :func:`copy_out`."""
+    seconds = end - start
+    totals.add(nbytes, seconds, wait)
+    ledgers = _active.get()
+    if ledgers:  # a record is made only for the ledgers open here
+        record = TransferRecord(source, target, nbytes, seconds, reason, explicit, start, _thread(), wait)
+        for ledger in ledgers:
+            ledger.add(record)
+
+
+def copy_out(
+    source: str, nbytes: int, reason: str, wait: Callable[[Any], Any], copy: Callable[[Any], Any], native: Any
+) -> Any:
+    """``copy(native)``, an implicit move of ``nbytes`` from ``source`` to
+    the host, after ``wait(native)`` (the wait for the source's pending
+    work): ``with transfer(source, "cpu", nbytes, reason) as move:
+    move.wait_for(wait, native); return copy(native)`` as one call, judged,
+    timed and recorded the same.  For the smallest moves (a Python scalar
+    read, ``float(x)``), where the block's own cost is a measurable share.
+
+    Example
+    -------
+    >>> import unifiedarray as ua
+    >>> with ua.track_transfers() as t:
+    ...     copy_out("mlx", 8, "example", len, sum, [1.5, 2.5])
+    4.0
+    >>> t.count, t.nbytes, t.records[0].reason
+    (1, 8, 'example')
+    """
+    if nbytes:
+        check_transfer(source, "cpu", nbytes, reason, False)
+    began = _clock()
+    wait(native)
+    start = _clock()
+    value = copy(native)
+    if nbytes:
+        _count(source, "cpu", nbytes, reason, False, start, _clock(), start - began)
+    return value

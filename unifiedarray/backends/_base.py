@@ -174,6 +174,24 @@ class Backend:
         self.download(native, out)
         return out
 
+    def element(self, native: Any) -> Any:
+        """The one element of ``native`` (an array of size 1) as a Python
+        scalar (``bool``, ``int``, ``float`` or ``complex``, as NumPy's
+        ``item()`` gives it), copied out alone: what ``float(x)`` reads
+        where ``x``'s current copy is here.  ``native`` is ready (the caller
+        has waited with :meth:`evaluate`).  This default copies ``native``
+        out whole (one element) through :meth:`download`; a backend whose
+        arrays read their own elements overrides it.
+
+        Example
+        -------
+        >>> import numpy as np
+        >>> from unifiedarray.backends import backend_for
+        >>> backend_for("cpu").element(np.array([2.5]))
+        2.5
+        """
+        return self.to_host(native, self.dtype_of(native)).item()
+
     def upload_async(self, host: np.ndarray, device: Device, into: Any = None) -> tuple[Any, Any]:
         """Start copying ``host`` in; returns ``(array, event)`` where
         ``event.synchronize()`` waits for the copy.  Backends without

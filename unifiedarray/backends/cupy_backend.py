@@ -304,6 +304,14 @@ class CuPyBackend(Backend):
             else:
                 np.copyto(out, native.get())
 
+    def element(self, native: Any) -> Any:
+        import cupy
+
+        # On the array's GPU's current stream, as download: ordered after
+        # that GPU's work on the array.
+        with cupy.cuda.Device(native.device.id):
+            return native.item()
+
     def fill(self, native: Any, value: Any, in_place: bool = False) -> Any:
         """Fill ``native`` on its own GPU (a kernel runs on the current GPU's
         stream: any other would not be ordered after the array's work)."""

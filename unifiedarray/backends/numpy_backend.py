@@ -48,6 +48,9 @@ class NumPyBackend(Backend):
     def download(self, native: np.ndarray, out: np.ndarray) -> None:
         np.copyto(out, native)
 
+    def element(self, native: np.ndarray) -> Any:
+        return native.item()
+
     def is_native(self, obj: Any) -> bool:
         return isinstance(obj, np.ndarray)
 
