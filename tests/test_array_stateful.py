@@ -458,8 +458,14 @@ class ViewModel(RuleBasedStateMachine):
         key = tuple(data.draw(st.integers(0, n - 1)) for n in arr.shape)
         assert read(arr[key]) == read(values[key])
         total = xp.sum(arr)
-        assert read(total) == read(values.sum(dtype=values.dtype))
-        assert read(total) == read(values.sum(dtype=values.dtype))  # read twice: the same
+        if data.draw(st.booleans(), label="the sum's buffer made"):
+            total.buffer  # noqa: B018  (read through UnifiedBuffer.element)
+        with xp.track_transfers() as t:
+            assert read(total) == read(values.sum(dtype=values.dtype))
+            assert read(total) == read(values.sum(dtype=values.dtype))  # read twice: the same
+        # The element alone, each time, from where the sum is: never more.
+        assert all(r.nbytes == total.dtype.itemsize for r in t.records)
+        assert len(t.records) == (0 if self.device == "cpu" else 2)
         if arr.size == 1 and (arr.ndim == 0 or how == "bool"):
             assert read(arr) == read(values)
 

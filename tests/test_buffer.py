@@ -472,6 +472,21 @@ def test_a_scalar_read_copies_the_element_out_of_a_current_copy_and_changes_noth
 
 
 @pytest.mark.parametrize("device", [d for d in DEVICES if d != "cpu"])
+def test_a_scalar_read_of_a_stale_host_copy_reads_the_device_and_leaves_the_host_stale(device):
+    x = ua.asarray(np.float32(1.0), device=device)
+    buf = x.buffer
+    np.asarray(x)  # a host copy, current
+    x[...] = 4.0  # a write on the device: the host copy is stale (DEVICE_DIRTY)
+    dev = ua.Device.parse(device)
+    assert buf.valid_devices == {dev} and buf.allocated_devices == {dev, ua.Device.parse("cpu")}
+    with ua.track_transfers() as t:
+        assert float(x) == 4.0
+    assert [(r.source, r.nbytes) for r in t.records] == [(device, 4)]
+    assert buf.valid_devices == {dev}  # the host copy stays stale ...
+    assert moves(lambda: np.testing.assert_array_equal(np.asarray(x), 4.0)) == 1  # ... until the array is read there
+
+
+@pytest.mark.parametrize("device", [d for d in DEVICES if d != "cpu"])
 def test_a_forbidden_scalar_read_raises_and_changes_nothing(device):
     buf = ua.asarray(np.int16(7), device=device).buffer
     forbidden = pytest.raises(ua.TransferError, match=r"device_to_host move of 2 bytes .* in float\(\)")

@@ -20,6 +20,8 @@ on a real GPU the values are checked (a race shows there only sometimes).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -282,3 +284,70 @@ def test_the_simulation_knows_non_blocking_streams_never_wait_for_the_default_st
     found = cudasim.hazards()
     cudasim.clear_hazards()
     assert any("unordered access" in h for h in found) == non_blocking, found
+
+
+# -- scalar reads (float(x)): the element copied out after the work it follows ----------------------
+
+
+_MADE_AND_READ_ON = [("default", "a"), ("default", "default"), ("a", "a"), ("blocking", "blocking")]
+
+
+@pytest.mark.parametrize("made", ["asarray", "a result", "a result, its buffer made"])
+@pytest.mark.parametrize("made_on, read_on", _MADE_AND_READ_ON)
+def test_a_scalar_read_on_any_stream_follows_the_work_that_made_the_value(made, made_on, read_on):
+    # The value is made on one stream and read as float() under another (a
+    # non-blocking stream never waits for the default stream by itself); a
+    # result made with no buffer (a lone result) is read as its twin with a
+    # buffer is. Moving a computation between two non-default streams is
+    # the caller's to order, as in CuPy, and is not among the cases.
+    import cupy
+
+    stream_a, _ = streams()
+    on = {"a": stream_a, "blocking": cupy.cuda.Stream(), "default": cupy.cuda.Stream.null}
+    with on[made_on]:
+        x = xp.asarray(np.float64(1.0), device="cuda:0")
+        if made != "asarray":
+            x = x * 2.0 + 1.0
+            if made == "a result, its buffer made":
+                x.buffer  # noqa: B018
+    with on[read_on]:
+        got = float(x), bool(x), x.item()
+    assert got == ((3.0, True, 3.0) if made != "asarray" else (1.0, True, 1.0))
+    assert_no_hazards()
+
+
+@simulated
+def test_a_scalar_read_and_a_write_in_two_threads_each_on_its_own_stream_are_ordered():
+    # The read's copy runs under the buffer's lock, as a move's: a write in
+    # another thread, on another stream, is ordered after it, never races it.
+    import threading
+
+    x = xp.asarray(np.complex128(0.0), device="cuda:0")
+    x.buffer  # noqa: B018  (one buffer, made before the threads start)
+    start = threading.Barrier(2)
+    seen: list[complex] = []
+
+    def reader():
+        with streams()[0]:
+            start.wait()
+            seen.extend(complex(x) for _ in range(300))
+
+    def writer():
+        with streams()[1]:
+            start.wait()
+            for i in range(1, 301):
+                x[...] = complex(i, -i)
+
+    threads = [threading.Thread(target=reader), threading.Thread(target=writer)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch between any two steps, the read's lock and copy among them
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert_no_hazards()
+    assert all(v.real == -v.imag and v.real in range(301) for v in seen)  # never half of one write
+    assert complex(x) == 300 - 300j

@@ -238,6 +238,8 @@ def test_copy_out_is_a_transfer_block_in_one_call():
             copy_out("mlx", 8, "float()", wait, copy_first, [2.5])
         with pytest.raises(IndexError):
             copy_out("mlx", 8, "float()", wait, copy_first, [])
+        with pytest.raises(ZeroDivisionError):  # a wait that fails (an evaluation) moves nothing
+            copy_out("mlx", 8, "float()", lambda native: 1 / 0, copy_first, [2.5])
         with ua.transfer_guard("disallow"):
             assert copy_out("mlx", 0, "float()", wait, copy_first, [1.0]) == 1.0  # nothing to judge
     assert calls == ["wait", "copy"] * 3  # the forbidden one never waited

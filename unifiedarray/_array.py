@@ -38,7 +38,7 @@ import numpy as np
 from . import _rules
 from ._buffer import UnifiedBuffer
 from ._buffer import adopt as _adopt_buffer
-from ._buffer import download_element as _download_element
+from ._buffer import lone_element as _lone_element
 from ._devices import CPU, Device, DeviceLike
 from ._views import Permute
 
@@ -48,6 +48,8 @@ _TRANSPOSE = Permute((1, 0))  # x.T's link: the axes are known, nothing to check
 
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 _SCALAR_REASONS = {k: f"UnifiedArray.{k}" for k in ("__bool__", "__int__", "__float__", "__complex__", "__index__")}
+# The conversions that also take an array of one element of any shape (as NumPy's).
+_ANY_SHAPE_OF_ONE = ("__bool__", "item")
 
 
 @dataclass(slots=True)
@@ -693,11 +695,18 @@ class UnifiedArray:
         return _ops.readonly_host(self, "to_numpy")
 
     def tolist(self) -> Any:
-        """The data as nested Python lists (scalars for a 0-d array)."""
+        """The data as nested Python lists (a scalar for a 0-d array, read
+        as ``float(x)`` reads it)."""
+        if not self.extent:
+            return python_scalar(self, "tolist")
         return _ops.native_on(self, CPU, "tolist").tolist()
 
     def item(self, *args: Any) -> Any:
-        """One element as a Python scalar (like ``ndarray.item``)."""
+        """One element as a Python scalar (like ``ndarray.item``): of an
+        array of one element, read as ``float(x)`` reads it; ``item(i)``
+        reads the host copy."""
+        if not args:
+            return python_scalar(self, "item")
         return _ops.native_on(self, CPU, "item").item(*args)
 
     def tobytes(self, order: str = "C") -> bytes:
@@ -801,8 +810,9 @@ def python_scalar(x: UnifiedArray, kind: str) -> Any:
     its element alone is copied out (a counted move of its bytes,
     :meth:`UnifiedBuffer.element`) and every copy stays as it was; a view's
     element is read on the host.  A ``ValueError`` naming ``kind`` where
-    ``x`` is not 0-d (``bool`` also takes one element of any shape)."""
-    if x.extent != () and not (kind == "__bool__" and x.size == 1):
+    ``x`` is not 0-d (``bool`` and ``item`` also take one element of any
+    shape)."""
+    if x.extent != () and not (kind in _ANY_SHAPE_OF_ONE and x.size == 1):
         raise ValueError(f"{kind} needs a 0-d array; this one has shape {x.extent}")
     # Read where the host copy is current and nothing is in flight (the
     # operators' fast path's test): the commonest case, a convergence check.
@@ -816,9 +826,13 @@ def python_scalar(x: UnifiedArray, kind: str) -> Any:
             if dev is CPU:
                 return native.item()
             # Its one copy is on a device: the element alone is copied out
-            # (counted), as the buffer's element() would, and no buffer made.
+            # (counted), as the buffer's element() would, and no buffer made;
+            # NotImplemented where the device orders work across streams
+            # (CUDA): then through the buffer, which orders the read.
             reason = _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}"
-            return _download_element(native, dev, dtype.itemsize, reason)
+            value = _lone_element(native, dev, dtype.itemsize, reason)
+            if value is not NotImplemented:
+                return value
         host = None
     else:
         host = buf.host_ready

@@ -188,9 +188,15 @@ _ONLY: dict[Device, frozenset] = {}
 
 
 def _orders_streams(dev: Device | None) -> bool:
-    """Whether ``dev``'s backend orders work across streams: its ``follow``
-    is its own (CuPy's), not the base class's, which does nothing."""
-    return dev is not None and dev is not CPU and type(backend_for(dev)).follow is not Backend.follow
+    """Whether ``dev``'s backend orders work across streams (see
+    :func:`_backend_orders_streams`)."""
+    return dev is not None and dev is not CPU and _backend_orders_streams(backend_for(dev))
+
+
+def _backend_orders_streams(backend: Backend) -> bool:
+    """Whether ``backend`` orders work across streams: its ``follow`` is its
+    own (CuPy's), not the base class's, which does nothing."""
+    return type(backend).follow is not Backend.follow
 
 
 _only_get = _ONLY.get  # bound once: adopt asks it for every device result
@@ -515,9 +521,11 @@ class UnifiedBuffer:
             # the read makes the zeros there, as native's would).
             dev = CPU if CPU in valid or not valid else next(iter(valid))
             native = self._acquire(dev, False, reason)  # the device's stream follows its work, as for a move
-        if dev is CPU:
-            return native.item()
-        return download_element(native, dev, self.dtype.itemsize, reason)
+            if dev is CPU:
+                return native.item()
+            # Under the lock, as a move's copy: a writer (another thread,
+            # another stream) orders its work after this read's.
+            return download_element(native, dev, self.dtype.itemsize, reason)
 
     def allocated(self, dev: Device) -> Any:
         """The copy on ``dev``, current or stale, or None: for what a copy
@@ -1321,4 +1329,16 @@ def download_element(native: Any, device: Device, itemsize: int, reason: str) ->
     makes (:meth:`UnifiedBuffer.element`, and a lone result's read in
     ``_array.python_scalar``)."""
     backend = backend_for(device)
+    return copy_out(str(device), itemsize, reason, backend.evaluate, backend.element, native)
+
+
+def lone_element(native: Any, device: Device, itemsize: int, reason: str) -> Any:
+    """:func:`download_element` of a lone result's copy (an array with no
+    buffer yet, see ``UnifiedArray.buffer``), or ``NotImplemented`` where
+    ``device``'s backend orders work across streams (CUDA): a read there
+    goes after the work it must follow, which the array's buffer orders
+    (:meth:`UnifiedBuffer.element`), so the caller reads through it."""
+    backend = backend_for(device)
+    if _backend_orders_streams(backend):
+        return NotImplemented
     return copy_out(str(device), itemsize, reason, backend.evaluate, backend.element, native)

@@ -431,7 +431,8 @@ class transfer:
 
     ``with transfer(source, target, nbytes, reason, explicit) as move: <copy>``.
     Every piece of code that copies data from one memory space to another
-    does so inside this block, so that no move goes uncounted.  ``guarded``
+    does so inside this block (or :func:`copy_out`, the block as one call),
+    so that no move goes uncounted.  ``guarded``
     is false only for the hops of a move the guard has already judged whole;
     ``route``, for the first hop of a move between devices through the host,
     names the final target, so that the guard judges the move as a whole.
