@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -281,3 +282,37 @@ def test_sealed_backend_is_what_the_guide_describes():
         assert f"`{method}" in guide, method
         assert method in SealedBackend.__dict__, method
     assert "register" in guide and "unifiedarray.backends" in guide and "_KINDS" not in guide
+
+
+class _CountingSealed(SealedBackend):
+    """Sealed memory of a kind of its own that counts its element reads."""
+
+    name = kind = "sealedcount"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def devices(self) -> list[Device]:
+        return [Device(self.kind, 0)]
+
+    def element(self, native: Any) -> Any:
+        self.reads += 1
+        return super().element(native)
+
+
+def test_a_backend_registered_anew_for_a_kind_reads_its_devices_elements():
+    """What the library derived from the registry per device (a scalar
+    read's backend) is forgotten when a backend is registered or
+    unregistered: the second backend of the kind reads its own elements."""
+    first = register(_CountingSealed())
+    try:
+        assert float(xp.asarray(2.5, device="sealedcount:0")) == 2.5 and first.reads == 1
+    finally:
+        unregister(first)
+    second = register(_CountingSealed())
+    try:
+        assert float(xp.asarray(3.5, device="sealedcount:0")) == 3.5
+        assert (first.reads, second.reads) == (1, 1)
+    finally:
+        unregister(second)

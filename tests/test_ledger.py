@@ -219,34 +219,43 @@ def test_waiting_for_mlx_evaluation_is_recorded_apart_from_the_copy():
 
 
 def test_copy_out_is_a_transfer_block_in_one_call():
-    """copy_out (a scalar read's move) is judged, timed and recorded as the
-    block it stands for: the guard first, before any wait; the wait timed
-    apart from the copy; a move that raises, or moves no byte, unrecorded."""
+    """copy_out (a scalar read's move) is judged and recorded as the block
+    it stands for: the guard first, before the read; the read, which waits
+    for the source itself, timed as the move's wait; a move that raises, or
+    moves no byte, unrecorded."""
     calls = []
 
-    def wait(native):
-        calls.append("wait")
+    def read_first(native):  # waits for the source itself, then copies
+        calls.append("read")
         time.sleep(0.01)
-
-    def copy_first(native):
-        calls.append("copy")
         return native[0]
 
     with ua.track_transfers() as t:
-        assert copy_out("mlx", 8, "float()", wait, copy_first, [2.5]) == 2.5
+        before = ua.transfer_totals.snapshot()
+        assert copy_out("mlx", 8, "float()", read_first, [2.5]) == 2.5
         with ua.transfer_guard(device_to_host="disallow"), pytest.raises(ua.TransferError, match="8 bytes from mlx"):
-            copy_out("mlx", 8, "float()", wait, copy_first, [2.5])
-        with pytest.raises(IndexError):
-            copy_out("mlx", 8, "float()", wait, copy_first, [])
-        with pytest.raises(ZeroDivisionError):  # a wait that fails (an evaluation) moves nothing
-            copy_out("mlx", 8, "float()", lambda native: 1 / 0, copy_first, [2.5])
+            copy_out("mlx", 8, "float()", read_first, [2.5])
+        with pytest.raises(IndexError):  # a read that fails (an evaluation) moves nothing
+            copy_out("mlx", 8, "float()", read_first, [])
         with ua.transfer_guard("disallow"):
-            assert copy_out("mlx", 0, "float()", wait, copy_first, [1.0]) == 1.0  # nothing to judge
-    assert calls == ["wait", "copy"] * 3  # the forbidden one never waited
+            assert copy_out("mlx", 0, "float()", read_first, [1.0]) == 1.0  # nothing to judge
+        after = ua.transfer_totals.snapshot()
+    assert calls == ["read"] * 3  # the forbidden one never read
+    calls.clear()
     (record,) = t.records
     assert (record.source, record.target, record.nbytes, record.reason) == ("mlx", "cpu", 8, "float()")
     assert not record.explicit
-    assert record.wait >= 0.01 > record.seconds
+    assert record.wait >= 0.01 and record.seconds == 0.0
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 8)
+    # With no ledger open (no clock read), a move is counted all the same,
+    # and still judged first.
+    assert copy_out("mlx", 8, "float()", read_first, [3.5]) == 3.5
+    with ua.transfer_guard(device_to_host="disallow"), pytest.raises(ua.TransferError):
+        copy_out("mlx", 8, "float()", read_first, [3.5])
+    with pytest.raises(IndexError):
+        copy_out("mlx", 8, "float()", read_first, [])
+    assert ua.transfer_totals.snapshot() == (after[0] + 1, after[1] + 8)
+    assert calls == ["read"] * 2
 
 
 def test_a_zero_byte_move_is_no_move():

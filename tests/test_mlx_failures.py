@@ -390,6 +390,39 @@ def test_injected_failure_the_table_misses_is_never_read_as_data(
 
 
 @needs_mlx
+@pytest.mark.parametrize("op_class", sorted(OPERATION_CLASSES))
+def test_a_scalar_read_of_a_failing_lone_result_raises_every_time(
+    monkeypatch: pytest.MonkeyPatch, op_class: str
+) -> None:
+    """``float()`` of a lazy lone result (no buffer) whose graph fails, no
+    row of the table covering it: the scalar read (MLX's ``item()``, the
+    evaluation and the copy in one call) is an evaluation point, so the
+    failure stays on the array it evaluated: every later read of it raises
+    (MLX alone hands out its unwritten memory from the second read on), and
+    nothing is counted as moved."""
+    path, call = OPERATION_CLASSES[op_class]
+    inject(monkeypatch, path, None)
+
+    def body() -> None:
+        a, b = _operands()
+        s = call(a, b)
+        total = xp.sum(s)  # 0-d, lazy, a lone result
+        assert total.buffer_made is None
+        with xp.track_transfers() as t:
+            for _ in range(2):
+                with pytest.raises(RuntimeError):
+                    float(total)
+        assert t.count == 0
+        assert total.buffer_made is None  # the read made no buffer
+        with pytest.raises(RuntimeError):
+            total.tolist()
+        with pytest.raises(RuntimeError):
+            bool(total + 1.0)
+
+    off_the_main_thread(body)
+
+
+@needs_mlx
 def test_two_lazy_failing_candidates_only_the_failing_one_is_poisoned(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each lazy result of a "poison" row is evaluated alone before anything
     takes it, so a failure is pinned on its own array: the good one reads."""

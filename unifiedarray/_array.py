@@ -47,7 +47,9 @@ __all__ = ["API_VERSIONS", "Operations", "UnifiedArray", "from_buffer", "install
 _TRANSPOSE = Permute((1, 0))  # x.T's link: the axes are known, nothing to check
 
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
-_SCALAR_REASONS = {k: f"UnifiedArray.{k}" for k in ("__bool__", "__int__", "__float__", "__complex__", "__index__")}
+# The ledger's reason for each kind of scalar read.
+_SCALAR_KINDS = ("__bool__", "__int__", "__float__", "__complex__", "__index__", "__format__", "__round__", "item")
+_SCALAR_REASONS = {k: f"UnifiedArray.{k}" for k in (*_SCALAR_KINDS, "tolist")}
 # The conversions that also take an array of one element of any shape (as NumPy's).
 _ANY_SHAPE_OF_ONE = ("__bool__", "item")
 
@@ -803,6 +805,14 @@ def from_buffer(buf: UnifiedBuffer) -> UnifiedArray:
     return arr
 
 
+def _scalar_reason(kind: str) -> str:
+    """The ledger's reason for a scalar read of ``kind``."""
+    try:  # (not .get: compiled, a method call on an untyped global costs a tenth of a read)
+        return _SCALAR_REASONS[kind]
+    except KeyError:
+        return f"UnifiedArray.{kind}"
+
+
 def python_scalar(x: UnifiedArray, kind: str) -> Any:
     """The one element of ``x`` as a Python scalar, for ``kind`` (``bool()``,
     ``float()``, ``full``'s fill value ...): ``item()`` gives one directly,
@@ -829,7 +839,7 @@ def python_scalar(x: UnifiedArray, kind: str) -> Any:
             # (counted), as the buffer's element() would, and no buffer made;
             # NotImplemented where the device orders work across streams
             # (CUDA): then through the buffer, which orders the read.
-            reason = _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}"
+            reason = _scalar_reason(kind)
             value = _lone_element(native, dev, dtype.itemsize, reason)
             if value is not NotImplemented:
                 return value
@@ -842,7 +852,7 @@ def python_scalar(x: UnifiedArray, kind: str) -> Any:
         view = x.host_view
         if view is not None:
             return view.item()
-    reason = _SCALAR_REASONS.get(kind) or f"UnifiedArray.{kind}"
+    reason = _scalar_reason(kind)
     if x.chain is None:
         # The element alone, from a current copy (counted where it moves);
         # the array's copies stay as they were.

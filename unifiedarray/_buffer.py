@@ -96,6 +96,7 @@ import ctypes
 import operator
 import sys
 import threading
+from collections.abc import Callable
 from enum import Enum
 from math import prod
 from typing import Any
@@ -105,7 +106,7 @@ import numpy as np
 from . import _rules
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import copy_out, transfer
-from .backends import Backend, all_backends, backend_for, backend_of_native, registry
+from .backends import Backend, all_backends, backend_for, backend_of_native, on_change, registry
 
 __all__ = ["BufferState", "UnifiedBuffer"]
 
@@ -1328,8 +1329,11 @@ def download_element(native: Any, device: Device, itemsize: int, reason: str) ->
     What a scalar read of an array whose only current copies are on devices
     makes (:meth:`UnifiedBuffer.element`, and a lone result's read in
     ``_array.python_scalar``)."""
-    backend = backend_for(device)
-    return copy_out(str(device), itemsize, reason, backend.evaluate, backend.element, native)
+    try:
+        reader = _ELEMENT_READERS[device]
+    except KeyError:
+        reader = _element_reader(device)
+    return copy_out(reader[0], itemsize, reason, reader[1], native)
 
 
 def lone_element(native: Any, device: Device, itemsize: int, reason: str) -> Any:
@@ -1338,7 +1342,27 @@ def lone_element(native: Any, device: Device, itemsize: int, reason: str) -> Any
     ``device``'s backend orders work across streams (CUDA): a read there
     goes after the work it must follow, which the array's buffer orders
     (:meth:`UnifiedBuffer.element`), so the caller reads through it."""
-    backend = backend_for(device)
-    if _backend_orders_streams(backend):
+    try:
+        reader = _ELEMENT_READERS[device]
+    except KeyError:
+        reader = _element_reader(device)
+    if reader[2]:
         return NotImplemented
-    return copy_out(str(device), itemsize, reason, backend.evaluate, backend.element, native)
+    return copy_out(reader[0], itemsize, reason, reader[1], native)
+
+
+#: device -> ``(its name, its backend's element, whether the backend orders
+#: work across streams)``: what a scalar read there needs, asked of the
+#: backend once per device (as ``backend_for`` keeps its answer, and
+#: forgotten with it where a backend is registered or unregistered).
+_ELEMENT_READERS: dict[Device, tuple[str, Callable[[Any], Any], bool]] = {}
+
+
+def _element_reader(device: Device) -> tuple[str, Callable[[Any], Any], bool]:
+    """``device``'s entry of :data:`_ELEMENT_READERS`, made."""
+    backend = backend_for(device)
+    reader = _ELEMENT_READERS[device] = (str(device), backend.element, _backend_orders_streams(backend))
+    return reader
+
+
+on_change(_ELEMENT_READERS.clear)  # a device's backend may change with the registry

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
-from ._policy import check_transfer
+from ._policy import ALLOW_ALL, check_transfer, guard_levels
 
 __all__ = ["TransferLedger", "TransferRecord", "copy_out", "totals", "track_transfers", "transfer"]
 
@@ -359,39 +359,40 @@ class TransferLedger:
 
 
 class _Totals:
-    """Process-wide counters; cheap, always on, thread safe."""
+    """Process-wide counts of the moves made and their bytes; cheap, always
+    on, thread safe.  Their times are the ledgers' (:func:`track_transfers`;
+    ``max_records=0`` keeps totals only): a move made with no ledger open
+    reads no clock where it need not (a scalar read, :func:`copy_out`)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        #: Guards ``count`` and ``nbytes`` (held only to update or read both).
+        self.lock = threading.Lock()
         self.count = 0
         self.nbytes = 0
-        self.seconds = 0.0
-        self.wait_seconds = 0.0
 
-    def add(self, nbytes: int, seconds: float, wait: float) -> None:
-        """Count one move (its fields, not a record: most moves are made
-        with no ledger open, and need none)."""
-        lock = self._lock
+    def add(self, nbytes: int) -> None:
+        """Count one move of ``nbytes``."""
+        lock = self.lock
         lock.acquire()  # (not ``with``: the context protocol costs as much as the rest)
         try:
             self.count += 1
             self.nbytes += nbytes
-            self.seconds += seconds
-            self.wait_seconds += wait
         finally:
             lock.release()
 
     def snapshot(self) -> tuple[int, int]:
         """``(count, nbytes)`` moved by this process so far."""
-        with self._lock:
+        with self.lock:
             return self.count, self.nbytes
 
     def __repr__(self) -> str:
-        return f"totals(count={self.count}, nbytes={self.nbytes}, seconds={self.seconds:.6f})"
+        return f"totals(count={self.count}, nbytes={self.nbytes})"
 
 
 #: Process-wide move totals: ``totals.count``, ``totals.nbytes``.
 totals = _Totals()
+_totals_acquire = totals.lock.acquire
+_totals_release = totals.lock.release
 
 # The ledgers of the enclosing ``track_transfers`` blocks in this context
 # (thread or asyncio task).  A tuple, so entering a block never mutates what
@@ -490,41 +491,53 @@ def _count(
     source: str, target: str, nbytes: int, reason: str, explicit: bool, start: float, end: float, wait: float
 ) -> None:
     """Count one move made (the totals) and record it in the ledgers open
-    here: the end of :class:`transfer` and of :func:`copy_out`."""
-    seconds = end - start
-    totals.add(nbytes, seconds, wait)
+    here: the end of :class:`transfer` and of a timed :func:`copy_out`."""
+    totals.add(nbytes)
     ledgers = _active.get()
     if ledgers:  # a record is made only for the ledgers open here
-        record = TransferRecord(source, target, nbytes, seconds, reason, explicit, start, _thread(), wait)
+        record = TransferRecord(source, target, nbytes, end - start, reason, explicit, start, _thread(), wait)
         for ledger in ledgers:
             ledger.add(record)
 
 
-def copy_out(
-    source: str, nbytes: int, reason: str, wait: Callable[[Any], Any], copy: Callable[[Any], Any], native: Any
-) -> Any:
-    """``copy(native)``, an implicit move of ``nbytes`` from ``source`` to
-    the host, after ``wait(native)`` (the wait for the source's pending
-    work): ``with transfer(source, "cpu", nbytes, reason) as move:
-    move.wait_for(wait, native); return copy(native)`` as one call, judged,
-    timed and recorded the same.  For the smallest moves (a Python scalar
-    read, ``float(x)``), where the block's own cost is a measurable share.
+def copy_out(source: str, nbytes: int, reason: str, read: Callable[[Any], Any], native: Any) -> Any:
+    """``read(native)``, an implicit move of ``nbytes`` from ``source`` to
+    the host, where ``read`` waits for the source's pending work itself (a
+    scalar read: MLX's ``item()`` evaluates, CuPy's follows the stream):
+    ``with transfer(source, "cpu", nbytes, reason) as move:
+    move.wait_for(read, native)`` as one call, judged and recorded the same.
+    The whole call is the move's ``wait`` and the copy itself takes no
+    time: the wait and the copy of a few bytes are one call of the backend,
+    and the wait is nearly all of it.  No clock is read where no ledger is
+    open (the process totals count moves and bytes).  For the smallest
+    moves (a Python scalar read, ``float(x)``), where the block's own cost
+    is a measurable share.
 
     Example
     -------
     >>> import unifiedarray as ua
     >>> with ua.track_transfers() as t:
-    ...     copy_out("mlx", 8, "example", len, sum, [1.5, 2.5])
+    ...     copy_out("mlx", 8, "example", sum, [1.5, 2.5])
     4.0
-    >>> t.count, t.nbytes, t.records[0].reason
-    (1, 8, 'example')
+    >>> t.count, t.nbytes, t.records[0].reason, t.records[0].seconds
+    (1, 8, 'example', 0.0)
     """
-    if nbytes:
+    if not nbytes:
+        return read(native)
+    if guard_levels() is not ALLOW_ALL:
         check_transfer(source, "cpu", nbytes, reason, False)
+    if not _active.get():  # no ledger open: counted, and no clock read
+        value = read(native)
+        # totals.add, inlined: a call is a measurable share of a small read.
+        _totals_acquire()
+        try:
+            totals.count += 1
+            totals.nbytes += nbytes
+        finally:
+            _totals_release()
+        return value
     began = _clock()
-    wait(native)
-    start = _clock()
-    value = copy(native)
-    if nbytes:
-        _count(source, "cpu", nbytes, reason, False, start, _clock(), start - began)
+    value = read(native)
+    end = _clock()
+    _count(source, "cpu", nbytes, reason, False, end, end, end - began)
     return value

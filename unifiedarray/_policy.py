@@ -56,6 +56,13 @@ class TransferError(RuntimeError):
 _ALLOW_ALL = ("allow",) * 3
 _guard: ContextVar[tuple[str, str, str]] = ContextVar("unifiedarray_guard", default=_ALLOW_ALL)
 
+#: The guard's levels in this context, and the default's (every move
+#: allowed, the same object): where they are the default, no move needs
+#: judging, and the smallest moves (a scalar read) skip the call to
+#: :func:`check_transfer`, which decides everything else.
+guard_levels = _guard.get
+ALLOW_ALL = _ALLOW_ALL
+
 
 @contextmanager
 def transfer_guard(

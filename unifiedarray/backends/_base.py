@@ -178,9 +178,11 @@ class Backend:
         """The one element of ``native`` (an array of size 1) as a Python
         scalar (``bool``, ``int``, ``float`` or ``complex``, as NumPy's
         ``item()`` gives it), copied out alone: what ``float(x)`` reads
-        where ``x``'s current copy is here.  ``native`` is ready (the caller
-        has waited with :meth:`evaluate`).  This default copies ``native``
-        out whole (one element) through :meth:`download`; a backend whose
+        where ``x``'s current copy is here.  The read waits for
+        ``native``'s pending work itself (the caller does not: the wait and
+        the copy of a few bytes are one call, recorded as the move's wait).
+        This default waits with :meth:`evaluate` and copies ``native`` out
+        whole (one element) through :meth:`download`; a backend whose
         arrays read their own elements overrides it.
 
         Example
@@ -190,6 +192,7 @@ class Backend:
         >>> backend_for("cpu").element(np.array([2.5]))
         2.5
         """
+        self.evaluate(native)
         return self.to_host(native, self.dtype_of(native)).item()
 
     def upload_async(self, host: np.ndarray, device: Device, into: Any = None) -> tuple[Any, Any]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from types import MappingProxyType
 from typing import Any
@@ -70,6 +70,22 @@ _BACKENDS: dict[str, Backend] = {}  # kind -> its backend
 _IN_ORDER: list[tuple[Backend, ...]] = [()]  # the backends, as a tuple that registering replaces (safe to iterate)
 _FOR_DEVICE: dict[str, Backend] = {}  # device (or its name) -> its backend, once checked present
 _PLUGINS_LOADED = [False]
+_ON_CHANGE: list[Callable[[], None]] = []  # called where _FOR_DEVICE is cleared
+
+
+def on_change(callback: Callable[[], None]) -> None:
+    """Call ``callback()`` whenever a backend is registered or unregistered
+    (under the registry's lock): for a layer above that keeps answers it
+    derived from :func:`backend_for` per device, which go stale then.
+
+    Example
+    -------
+    >>> from unifiedarray.backends import on_change
+    >>> kept = {"cpu": "an answer"}
+    >>> on_change(kept.clear)
+    """
+    with _LOCK:
+        _ON_CHANGE.append(callback)
 
 
 def register(backend: Backend) -> Backend:
@@ -115,6 +131,8 @@ def register(backend: Backend) -> Backend:
         _BACKENDS[kind] = backend
         _IN_ORDER[0] = tuple(_BACKENDS.values())
         _FOR_DEVICE.clear()
+        for callback in _ON_CHANGE:
+            callback()
     return backend
 
 
@@ -143,6 +161,8 @@ def unregister(backend: Backend | str) -> None:
         _IN_ORDER[0] = tuple(_BACKENDS.values())
         unregister_kind(kind)
         _FOR_DEVICE.clear()
+        for callback in _ON_CHANGE:
+            callback()
 
 
 def load_plugins() -> None:

@@ -39,6 +39,7 @@ from .mlx_evaluation import (
     compute_context,
     direct_call,
     evaluate,
+    evaluate_element,
     mx_dtype,
     np_dtype,
     on_first_use,
@@ -215,10 +216,9 @@ class MLXBackend(Backend):
             raise TypeError(f"mlx: a {host.dtype} array read back as {dtype} (copy to the host)")
         return host
 
-    def element(self, native: Any) -> Any:
-        # Evaluated by the caller, as for to_host: MLX's item() of a ready
-        # array reads its memory, with no evaluation and no NumPy array.
-        return native.item()
+    # Evaluated and read in one call under the evaluation lock (MLX's item()
+    # evaluates, and of a ready array reads its memory, with no NumPy array).
+    element = staticmethod(evaluate_element)
 
     def is_native(self, obj: Any) -> bool:
         if self.mx is None:

@@ -92,6 +92,10 @@ from numpy.linalg import LinAlgError
 #: Serialises every evaluation of the library's stream (see "Threads" above).
 #: Re-entrant: an evaluation inside a compute call takes it again.
 EVAL_LOCK = _thread.RLock()
+# Its methods bound once: compiled, a call of a method looked up each time
+# costs as much again as the lock itself.
+_acquire = EVAL_LOCK.acquire
+_release = EVAL_LOCK.release
 
 #: Whether MLX writes made through the buffer (fill, copy_from, _apply_write)
 #: may stay lazy.  False while any MLX graph of the library is built outside
@@ -153,7 +157,7 @@ class _Compute:
     __slots__ = ("_ctx", "_saved")
 
     def __enter__(self) -> None:
-        EVAL_LOCK.acquire()
+        _acquire()
         try:
             streams = _STREAMS
             if len(streams) > 1:
@@ -167,7 +171,7 @@ class _Compute:
             ctx = self._ctx = _MX.stream(streams[-1])
             ctx.__enter__()
         except BaseException:
-            EVAL_LOCK.release()
+            _release()
             raise
 
     def __exit__(self, *exc: Any) -> None:
@@ -177,7 +181,7 @@ class _Compute:
                 for s in self._saved:
                     _MX.set_default_stream(s)
         finally:
-            EVAL_LOCK.release()
+            _release()
 
 
 #: Finds MLX and calls :func:`start`; returns why MLX is unusable, or None
@@ -244,7 +248,7 @@ def run(fn: Callable[..., Any], *args: Any) -> Any:
     if len(_STREAMS) != 1:
         with compute_context():
             return fn(*args)
-    EVAL_LOCK.acquire()
+    _acquire()
     try:
         ctx = _MX.stream(_STREAMS[0])
         ctx.__enter__()
@@ -253,7 +257,7 @@ def run(fn: Callable[..., Any], *args: Any) -> Any:
         finally:
             ctx.__exit__(None, None, None)
     finally:
-        EVAL_LOCK.release()
+        _release()
 
 
 def direct_call(fn: Callable[..., Any], arity: int, mlx_function: bool) -> Callable[..., Any]:
@@ -273,7 +277,7 @@ def direct_call(fn: Callable[..., Any], arity: int, mlx_function: bool) -> Calla
         _ready()
     # acquire/release in try/finally, not ``with lock``: half the cost of
     # the context protocol, a measurable share of a small call's.
-    acquire, release = EVAL_LOCK.acquire, EVAL_LOCK.release
+    acquire, release = _acquire, _release
     lock = EVAL_LOCK
     stream = _STREAMS[-1]
     mx_array = _MX.array
@@ -335,7 +339,8 @@ def _evaluate(arrays: Any, fallible: bool) -> None:
     :func:`_evaluate_fallible`)."""
     if _MX is None:
         _ready()
-    with EVAL_LOCK:
+    _acquire()  # (not ``with``: see direct_call)
+    try:
         if _ROOTS:
             settle_arguments(arrays)
         try:
@@ -350,6 +355,32 @@ def _evaluate(arrays: Any, fallible: bool) -> None:
             _poison(arrays, _FailedRoot("evaluation", exc))
             _drain()
             raise
+    finally:
+        _release()
+
+
+def evaluate_element(native: Any) -> Any:
+    """The one element of the MLX array ``native`` (of size 1) as a Python
+    scalar: :func:`evaluate` and MLX's ``item()`` as one call (``item()``
+    evaluates), under the evaluation lock, a failure caught as
+    :func:`evaluate` catches it.  A scalar read's wait and copy (the MLX
+    backend's ``element``): a second call into MLX and its lock cost a
+    tenth of a small read."""
+    if _MX is None:
+        _ready()
+    _acquire()  # (not ``with``: see direct_call)
+    try:
+        if _ROOTS:
+            settle_arguments((native,))
+        try:
+            return native.item()
+        except Exception as exc:
+            # As in _evaluate: the array now holds unwritten memory.
+            _poison((native,), _FailedRoot("evaluation", exc))
+            _drain()
+            raise
+    finally:
+        _release()
 
 
 def schedule(*arrays: Any) -> None:
@@ -359,10 +390,13 @@ def schedule(*arrays: Any) -> None:
     arrays whose evaluation may fail are settled first, synchronously."""
     if _MX is None:
         _ready()
-    with EVAL_LOCK:
+    _acquire()
+    try:
         if _ROOTS:
             settle_arguments(arrays)
         _MX.async_eval(*arrays)
+    finally:
+        _release()
 
 
 def settle(native: Any) -> Any:
