@@ -158,7 +158,7 @@ def read_floor(rounds: int) -> list[list[str]]:
     read in a tight loop; the same with a little Python between two reads;
     the library's graph of ``sum(a + b)`` evaluated through its evaluation
     point and read with ``.item()`` (the build and the evaluation, without
-    the buffer's bookkeeping: no guard, no ledger, no host copy); and the
+    the read's bookkeeping: no buffer, no guard, no ledger); and the
     library's whole ``float(xp.sum(a + b))``.  Uses the library's private
     evaluation point (``backends.mlx_evaluation``)."""
     import mlx.core as mx
@@ -168,7 +168,9 @@ def read_floor(rounds: int) -> list[list[str]]:
     a, b, ra, rb = _mlx_inputs(mx)
 
     def graph_only() -> float:
-        native = xp.sum(a + b).buffer.ready
+        result = xp.sum(a + b)
+        # A lone result's copy (asking for .buffer would make its buffer).
+        native = result.lone_copy if result.buffer_made is None else result.buffer.ready
         mlx_evaluation.evaluate(native)
         return native.item()  # type: ignore[no-any-return]
 
