@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import unifiedarray as ua
-from unifiedarray import BufferState, UnifiedBuffer
+from unifiedarray import BufferState, UnifiedBuffer, _buffer
+from unifiedarray._devices import Device
 
 from .conftest import DEVICES, needs_mlx
 
@@ -455,6 +456,26 @@ def test_an_adopted_buffer_makes_one_copies_dict_whatever_the_threads():
 
 
 # -- a scalar read (UnifiedBuffer.element): the element alone ----------------------
+
+
+def test_a_registry_change_while_a_devices_scalar_reader_is_made_leaves_it_unkept(monkeypatch):
+    """The backend a device's scalar reads use is kept per device and
+    forgotten when the registry changes; one asked for while it changes is
+    used once and not kept (it may be the backend just replaced)."""
+    device = Device.parse("sealed:0")
+    asked_for = _buffer.backend_for
+
+    def asked_while_the_registry_changes(dev):
+        found = asked_for(dev)
+        _buffer._forget_element_readers()  # what a register() in another thread does meanwhile
+        return found
+
+    monkeypatch.setattr(_buffer, "backend_for", asked_while_the_registry_changes)
+    _buffer._forget_element_readers()
+    reader = _buffer._element_reader(device)
+    assert reader[0] == "sealed:0" and device not in _buffer._ELEMENT_READERS
+    monkeypatch.setattr(_buffer, "backend_for", asked_for)
+    assert _buffer._element_reader(device) == reader and device in _buffer._ELEMENT_READERS
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextvars
 import copy
 import json
+import logging
 import threading
 import time
 import tracemalloc
@@ -256,6 +257,17 @@ def test_copy_out_is_a_transfer_block_in_one_call():
         copy_out("mlx", 8, "float()", read_first, [])
     assert ua.transfer_totals.snapshot() == (after[0] + 1, after[1] + 8)
     assert calls == ["read"] * 2
+
+
+def test_copy_out_logs_a_move_the_guard_logs_with_or_without_a_ledger(caplog):
+    """The guard is skipped only at its default (every move allowed): a
+    level that logs is asked for every move, with no ledger open too."""
+    with caplog.at_level(logging.WARNING, logger="unifiedarray.transfers"), ua.transfer_guard(device_to_host="log"):
+        assert copy_out("mlx", 8, "float()", lambda native: native[0], [1.5]) == 1.5
+        with ua.track_transfers():
+            assert copy_out("mlx", 8, "float()", lambda native: native[0], [2.5]) == 2.5
+    logged = [r.getMessage() for r in caplog.records if "8 bytes from mlx to cpu in float()" in r.getMessage()]
+    assert len(logged) == 2
 
 
 def test_a_zero_byte_move_is_no_move():

@@ -423,6 +423,20 @@ def test_a_scalar_read_of_a_failing_lone_result_raises_every_time(
 
 
 @needs_mlx
+def test_an_element_read_refused_for_its_size_poisons_nothing() -> None:
+    """MLX's item() refuses an array of two elements (a ValueError, nothing
+    evaluated): the scalar read's evaluation point raises it and keeps no
+    failure on the array, which still reads."""
+    pair = mx.zeros((2,))
+    mx.eval(pair)
+    with pytest.raises(ValueError):
+        mlx_evaluation.evaluate_element(pair)
+    assert mlx_evaluation.poisoned(pair) is None
+    mlx_evaluation.evaluate(pair)  # raises nothing
+    assert mlx_evaluation.evaluate_element(pair[1]) == 0.0
+
+
+@needs_mlx
 def test_two_lazy_failing_candidates_only_the_failing_one_is_poisoned(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each lazy result of a "poison" row is evaluated alone before anything
     takes it, so a failure is pinned on its own array: the good one reads."""

@@ -1358,11 +1358,30 @@ def lone_element(native: Any, device: Device, itemsize: int, reason: str) -> Any
 _ELEMENT_READERS: dict[Device, tuple[str, Callable[[Any], Any], bool]] = {}
 
 
+# Guards _ELEMENT_READERS' entries against a registry change in between
+# (its count of forgettings, _READERS_FORGOTTEN, says whether one came).
+_READERS_LOCK = threading.Lock()
+_READERS_FORGOTTEN = [0]
+
+
 def _element_reader(device: Device) -> tuple[str, Callable[[Any], Any], bool]:
-    """``device``'s entry of :data:`_ELEMENT_READERS`, made."""
+    """``device``'s entry of :data:`_ELEMENT_READERS`, made (and kept unless
+    the registry changed while it was made)."""
+    with _READERS_LOCK:
+        forgotten = _READERS_FORGOTTEN[0]
     backend = backend_for(device)
-    reader = _ELEMENT_READERS[device] = (str(device), backend.element, _backend_orders_streams(backend))
+    reader = (str(device), backend.element, _backend_orders_streams(backend))
+    with _READERS_LOCK:
+        if _READERS_FORGOTTEN[0] == forgotten:
+            _ELEMENT_READERS[device] = reader
     return reader
 
 
-on_change(_ELEMENT_READERS.clear)  # a device's backend may change with the registry
+def _forget_element_readers() -> None:
+    """Forget every device's scalar-read backend: the registry changed."""
+    with _READERS_LOCK:
+        _ELEMENT_READERS.clear()
+        _READERS_FORGOTTEN[0] += 1
+
+
+on_change(_forget_element_readers)

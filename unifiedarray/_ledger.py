@@ -505,7 +505,8 @@ def copy_out(source: str, nbytes: int, reason: str, read: Callable[[Any], Any], 
     the host, where ``read`` waits for the source's pending work itself (a
     scalar read: MLX's ``item()`` evaluates, CuPy's follows the stream):
     ``with transfer(source, "cpu", nbytes, reason) as move:
-    move.wait_for(read, native)`` as one call, judged and recorded the same.
+    move.wait_for(read, native)``, returning what ``read`` gave, as one
+    call, judged and recorded the same.
     The whole call is the move's ``wait`` and the copy itself takes no
     time: the wait and the copy of a few bytes are one call of the backend,
     and the wait is nearly all of it.  No clock is read where no ledger is

@@ -20,7 +20,8 @@ such stream per MLX device type, and three rules keep it safe:
   evaluation inside a compute function (an index check's ``.item()``, a
   host fallback's ``np.asarray``) is serialised too;
 * every evaluation outside a compute call goes through :func:`evaluate` (a
-  read, a move, a sync, a Python scalar), under the same lock;
+  read, a move, a sync) or, for a Python scalar, :func:`evaluate_element`
+  (MLX's ``item()``, which evaluates), under the same lock;
 * nothing unevaluated is handed to user code (leases, ``read``, exports are
   evaluated first: user code evaluates without the lock), and a user's MLX
   array is evaluated where it enters (:func:`detach`), in the user's thread,
@@ -70,8 +71,9 @@ So an evaluation failure must never reach MLX's own reads.  :data:`FAILURES`
 is the one table that says, for every namespace function whose kernel can
 fail at evaluation, what happens instead; every function of the MLX
 namespace is wrapped by :func:`guard`, which applies it; and
-:func:`evaluate` is the one place where the library evaluates, which keeps
-every failure on the arrays it belongs to (see :func:`evaluate`).
+:func:`evaluate` (and :func:`evaluate_element`, its twin for a Python
+scalar) is the one place where the library evaluates, which keeps every
+failure on the arrays it belongs to (see :func:`evaluate`).
 """
 
 from __future__ import annotations
@@ -103,7 +105,8 @@ _release = EVAL_LOCK.release
 #: such a graph could reach an unscheduled node of the library's stream, so
 #: every write is scheduled (``async_eval`` under the lock) before it is
 #: published.  The dispatch sets it to True once every MLX call runs inside
-#: compute_context and every read evaluates through evaluate().
+#: compute_context and every read evaluates through evaluate() (or
+#: evaluate_element).
 lazy_writes = True
 
 _MX: Any = None  # mlx.core, set by the probe
@@ -325,8 +328,9 @@ def evaluate(*arrays: Any) -> None:
     in this thread on its own stream), serialised with every other
     evaluation of the library's stream.  Blocks until the data is there.
 
-    The one place where the library evaluates, and so where an evaluation
-    failure is caught: the arrays evaluated are poisoned with it (every
+    The one place where the library evaluates (with
+    :func:`evaluate_element`, its twin for a Python scalar), and so where an
+    evaluation failure is caught: the arrays evaluated are poisoned with it (every
     later evaluation of them raises the same error; MLX itself would hand
     out their unwritten memory), and it is raised.  A poisoned array, or
     one made by a function whose :data:`FAILURES` outcome is ``"poison"``,
@@ -362,8 +366,9 @@ def _evaluate(arrays: Any, fallible: bool) -> None:
 def evaluate_element(native: Any) -> Any:
     """The one element of the MLX array ``native`` (of size 1) as a Python
     scalar: :func:`evaluate` and MLX's ``item()`` as one call (``item()``
-    evaluates), under the evaluation lock, a failure caught as
-    :func:`evaluate` catches it.  A scalar read's wait and copy (the MLX
+    evaluates), under the evaluation lock, a failure of the evaluation caught
+    as :func:`evaluate` catches it (``item()``'s refusal of an array of
+    another size evaluates nothing, and poisons nothing).  A scalar read's wait and copy (the MLX
     backend's ``element``): a second call into MLX and its lock cost a
     tenth of a small read."""
     if _MX is None:
@@ -375,6 +380,8 @@ def evaluate_element(native: Any) -> Any:
         try:
             return native.item()
         except Exception as exc:
+            if native.size != 1:  # item()'s own refusal: nothing was evaluated
+                raise
             # As in _evaluate: the array now holds unwritten memory.
             _poison((native,), _FailedRoot("evaluation", exc))
             _drain()
