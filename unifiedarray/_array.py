@@ -48,8 +48,12 @@ _TRANSPOSE = Permute((1, 0))  # x.T's link: the axes are known, nothing to check
 
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 # The ledger's reason for each kind of scalar read.
-_SCALAR_KINDS = ("__bool__", "__int__", "__float__", "__complex__", "__index__", "__format__", "__round__", "item")
-_SCALAR_REASONS = {k: f"UnifiedArray.{k}" for k in (*_SCALAR_KINDS, "tolist")}
+_SCALAR_REASONS = {
+    k: f"UnifiedArray.{k}"
+    for k in (
+        "__bool__", "__int__", "__float__", "__complex__", "__index__", "__format__", "__round__", "item", "tolist",
+    )
+}  # fmt: skip
 # The conversions that also take an array of one element of any shape (as NumPy's).
 _ANY_SHAPE_OF_ONE = ("__bool__", "item")
 

@@ -52,16 +52,16 @@ class TransferError(RuntimeError):
     """An implicit move was attempted where the transfer guard forbids it."""
 
 
-# (host_to_device, device_to_host, device_to_device) levels for this context.
-_ALLOW_ALL = ("allow",) * 3
-_guard: ContextVar[tuple[str, str, str]] = ContextVar("unifiedarray_guard", default=_ALLOW_ALL)
+#: The guard's default levels (host_to_device, device_to_host,
+#: device_to_device): every move allowed.
+ALLOW_ALL = ("allow",) * 3
+_guard: ContextVar[tuple[str, str, str]] = ContextVar("unifiedarray_guard", default=ALLOW_ALL)
 
-#: The guard's levels in this context, and the default's (every move
-#: allowed, the same object): where they are the default, no move needs
-#: judging, and the smallest moves (a scalar read) skip the call to
-#: :func:`check_transfer`, which decides everything else.
+#: The guard's levels in this context: the :data:`ALLOW_ALL` object itself
+#: where they are the default, when no move needs judging, and the smallest
+#: moves (a scalar read) skip the call to :func:`check_transfer`, which
+#: decides everything else.
 guard_levels = _guard.get
-ALLOW_ALL = _ALLOW_ALL
 
 
 @contextmanager
@@ -104,7 +104,7 @@ def check_transfer(source: str, target: str, nbytes: int, reason: str, explicit:
     if explicit:
         return
     levels = _guard.get()
-    if levels == _ALLOW_ALL:  # the default: every move allowed, whatever its direction
+    if levels == ALLOW_ALL:  # the default: every move allowed, whatever its direction
         return
     level, direction = _level(levels, source, target)
     if level == "allow":

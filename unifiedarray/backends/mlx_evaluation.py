@@ -353,14 +353,20 @@ def _evaluate(arrays: Any, fallible: bool) -> None:
             else:
                 _MX.eval(*arrays)
         except Exception as exc:
-            # No root of ours covers it (the table missed a kernel, or an
-            # "at call" row's kernel failed): the arrays of this evaluation
-            # now hold unwritten memory.
-            _poison(arrays, _FailedRoot("evaluation", exc))
-            _drain()
+            _evaluation_failed(arrays, exc)
             raise
     finally:
         _release()
+
+
+def _evaluation_failed(arrays: Any, exc: Exception) -> None:
+    """What :func:`evaluate` and :func:`evaluate_element` do where MLX's
+    evaluation of ``arrays`` raised ``exc``: no root of ours covers it (the
+    table missed a kernel, or an "at call" row's kernel failed), so the
+    arrays hold unwritten memory: they are poisoned with it, and the
+    library's streams drained."""
+    _poison(arrays, _FailedRoot("evaluation", exc))
+    _drain()
 
 
 def evaluate_element(native: Any) -> Any:
@@ -368,9 +374,9 @@ def evaluate_element(native: Any) -> Any:
     scalar: :func:`evaluate` and MLX's ``item()`` as one call (``item()``
     evaluates), under the evaluation lock, a failure of the evaluation caught
     as :func:`evaluate` catches it (``item()``'s refusal of an array of
-    another size evaluates nothing, and poisons nothing).  A scalar read's wait and copy (the MLX
-    backend's ``element``): a second call into MLX and its lock cost a
-    tenth of a small read."""
+    another size evaluates nothing, and poisons nothing).  A scalar read's
+    wait and copy (the MLX backend's ``element``): a second call into MLX
+    and its lock cost a tenth of a small read."""
     if _MX is None:
         _ready()
     _acquire()  # (not ``with``: see direct_call)
@@ -380,11 +386,8 @@ def evaluate_element(native: Any) -> Any:
         try:
             return native.item()
         except Exception as exc:
-            if native.size != 1:  # item()'s own refusal: nothing was evaluated
-                raise
-            # As in _evaluate: the array now holds unwritten memory.
-            _poison((native,), _FailedRoot("evaluation", exc))
-            _drain()
+            if native.size == 1:  # (else item()'s own refusal: nothing was evaluated)
+                _evaluation_failed((native,), exc)
             raise
     finally:
         _release()
