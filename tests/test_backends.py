@@ -5,11 +5,16 @@ and the namespace a backend supplies (corrected by ``compute``)."""
 
 from __future__ import annotations
 
+import collections
+import gc
+import operator
 import os
 import pickle
 import subprocess
 import sys
 import textwrap
+import types
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -17,20 +22,22 @@ import numpy as np
 import pytest
 
 import unifiedarray as xp
-from unifiedarray import Device, compute
-from unifiedarray._devices import CPU, MLX
+from unifiedarray import Device, _devices, compute
+from unifiedarray._devices import CPU, MLX, kind_names
 from unifiedarray.backends import (
     Backend,
+    _registry,
     all_backends,
     backend_for,
     backend_of_native,
     backend_report,
+    mlx_backend,
     register,
     registry,
     unregister,
 )
 
-from .conftest import SEALED
+from .conftest import SEALED, needs_mlx
 from .sealed_backend import SealedArray, SealedBackend
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -316,3 +323,202 @@ def test_a_backend_registered_anew_for_a_kind_reads_its_devices_elements():
         assert (first.reads, second.reads) == (1, 1)
     finally:
         unregister(second)
+
+
+# -- a backend registered anew for a kind: every entry point reaches it ----------------------------
+
+
+class _Recording:
+    """A backend whose namespace records the name of each of its functions
+    called (``calls``), and its scalar reads (``"element"``): mixed into a
+    registered backend's class, an instance of the mixed class is a second
+    backend of that kind, to register in the first one's place."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+        self._recording: dict[Device, types.ModuleType] = {}
+
+    def namespace(self, device: Device) -> types.ModuleType:
+        ns = self._recording.get(device)
+        if ns is None:
+            ns = self._recording[device] = self._recorded(super().namespace(device), "")  # type: ignore[misc]
+        return ns
+
+    def _recorded(self, base: Any, prefix: str) -> types.ModuleType:
+        ns = types.ModuleType(f"recording.{base.__name__}")
+        for attr in dir(base):
+            value = getattr(base, attr)
+            if attr in ("linalg", "fft") and isinstance(value, types.ModuleType):
+                value = self._recorded(value, f"{attr}.")
+            elif attr.startswith("__") and attr not in ("__array_api_version__", "__array_namespace_info__"):
+                continue
+            elif callable(value) and not isinstance(value, type) and not attr.startswith("__"):
+                value = self._function(value, prefix + attr)
+            setattr(ns, attr, value)
+        if not prefix:  # indexing and views through this namespace too (compute's operator.getitem otherwise)
+            for attr, default in (("getitem", operator.getitem), ("setitem", operator.setitem)):
+                if not hasattr(base, attr):
+                    setattr(ns, attr, self._function(default, attr))
+            if not hasattr(base, "view_getitem"):
+                ns.view_getitem = self._function(operator.getitem, "view_getitem")  # type: ignore[attr-defined]
+        return ns
+
+    def _function(self, fn: Any, name: str) -> Any:
+        backend = self  # held by each of its functions: a cache that keeps one keeps the backend alive
+
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            backend.calls.append(name)
+            return fn(*args, **kwargs)
+
+        recorded.__name__ = recorded.__qualname__ = name.rpartition(".")[2]
+        return recorded
+
+    def element(self, native: Any) -> Any:
+        self.calls.append("element")
+        return super().element(native)  # type: ignore[misc]
+
+
+class _RecordingSealed(_Recording, SealedBackend):
+    """The sealed devices' backend again, recording."""
+
+
+class _RecordingMLX(_Recording, mlx_backend.MLXBackend):
+    """MLX again, recording: MLX as the registered backend found it (a probe
+    of its own would start the library's streams anew)."""
+
+    def _probe(self) -> str | None:
+        first = mlx_backend.BACKEND
+        self.mx, self.metal = first.mx, first.metal
+        return first.unavailable_reason
+
+
+def _sin_times_plus_one(x: Any, y: Any) -> Any:
+    return xp.sin(x) * y + 1.0
+
+
+#: Traced on each device before its backend is replaced, called after.
+_FUSED = xp.fuse(_sin_times_plus_one)
+
+
+def _entry_points(device: str) -> dict[str, tuple[Any, set[str]]]:
+    """The library's entry points on ``device``, on new arrays there:
+    ``label -> (the call, the namespace functions it must reach)``."""
+    a = xp.asarray([1.0, 2.0, 3.0, 4.0], dtype=xp.float32, device=device)
+    b = xp.asarray([4.0, 3.0, 2.0, 1.0], dtype=xp.float32, device=device)
+    m = xp.asarray([[2.0, 0.0], [0.0, 4.0]], dtype=xp.float32, device=device)
+
+    def write() -> None:
+        c = xp.asarray([1.0, 2.0], dtype=xp.float32, device=device)
+        c[0] = 5.0
+        assert c.tolist() == [5.0, 2.0]
+
+    return {
+        "a + b": (lambda: a + b, {"add"}),
+        "a * 2.0": (lambda: a * 2.0, {"multiply"}),
+        "-a": (lambda: -a, {"negative"}),
+        "a[1:3] + 1.0": (lambda: a[1:3] + 1.0, {"view_getitem", "add"}),
+        "c[0] = 5.0": (write, {"setitem"}),
+        "xp.sin": (lambda: xp.sin(a), {"sin"}),
+        "xp.sum": (lambda: xp.sum(a), {"sum"}),
+        "xp.sum(axis=0)": (lambda: xp.sum(m, axis=0), {"sum"}),
+        "xp.max": (lambda: xp.max(a), {"max"}),
+        "a.mean()": (lambda: a.mean(), {"mean"}),
+        "xp.linalg.inv": (lambda: xp.linalg.inv(m), {"linalg.inv"}),
+        "xp.fft.fft": (lambda: xp.fft.fft(xp.astype(a, xp.complex64)), {"astype", "fft.fft"}),
+        "np.sin": (lambda: np.sin(a), {"sin"}),
+        "np.concatenate": (lambda: np.concatenate([a, b]), {"concat"}),
+        "fuse": (lambda: _FUSED(a, b), {"sin", "multiply", "add"}),
+        "float(xp.sum)": (lambda: float(xp.sum(a)), {"sum", "element"}),
+    }
+
+
+def _swap_and_call(kind: str, device: str) -> tuple[weakref.ref, dict[str, tuple[set[str], list[str]]]]:
+    """Every entry point called on ``kind``'s registered backend (three
+    times: judged, then served from the caches), then on a recording
+    backend registered in its place, then the first registered again: a
+    weak reference to the recording backend, and per entry point the
+    namespace functions it must reach and those it reached."""
+    kinds, order = kind_names(), list(registry())
+    original = registry()[kind]
+    for _ in range(3):
+        for call, _names in _entry_points(device).values():
+            call()
+    recording = _RecordingMLX() if kind == "mlx" else _RecordingSealed()
+    reached: dict[str, tuple[set[str], list[str]]] = {}
+    unregister(kind)
+    try:
+        register(recording)
+        for label, (call, names) in _entry_points(device).items():
+            recording.calls.clear()
+            call()
+            reached[label] = (names, list(recording.calls))
+    finally:
+        if registry().get(kind) is recording:
+            unregister(recording)
+        register(original)
+        _put_back_in_order(kinds, order)
+    assert (kind_names(), list(registry())) == (kinds, order)
+    return weakref.ref(recording), reached
+
+
+def _put_back_in_order(kinds: list[str], backends: list[str]) -> None:
+    """The device kinds (``kind_names()``) and the registered backends
+    (``registry()``) put back in these orders: a kind unregistered and
+    registered again comes last in both, and the order is what messages,
+    reports and the search for an array's backend show (the docs' examples
+    among them)."""
+    with _registry._LOCK:
+        for table, order in ((_devices._KINDS, [k.partition(":")[0] for k in kinds]), (_registry._BACKENDS, backends)):
+            entries = dict(table)
+            table.clear()
+            table.update((k, entries[k]) for k in order)
+        _registry._IN_ORDER[0] = tuple(_registry._BACKENDS.values())
+
+
+@pytest.mark.parametrize(("kind", "device"), [pytest.param("mlx", "mlx", marks=needs_mlx), ("sealed", "sealed:0")])
+def test_every_entry_point_reaches_a_backend_registered_anew_for_its_kind(kind, device):
+    """A registry change resets every cache of what was resolved from a
+    backend (the one hook, ``backends.on_change``): after a kind's backend is
+    unregistered and another registered, operators, indexing, namespace
+    functions, ``linalg`` and ``fft``, NumPy's protocols, methods,
+    reductions, ``fuse`` and scalar reads call the new backend's namespace,
+    each served from the caches by the first backend just before; and once
+    the first is registered again, nothing in the package keeps the second
+    alive (a cache that kept one of its functions would)."""
+    gone, reached = _swap_and_call(kind, device)
+    missed = {label: calls for label, (names, calls) in reached.items() if not names <= set(calls)}
+    assert missed == {}, "entry points that did not reach the backend registered anew (what they reached)"
+    gc.collect()
+    assert gone() is None, f"the unregistered backend is kept alive by: {_holders(gone())}"
+    for label, (call, _names) in _entry_points(device).items():  # the first backend again, as before
+        assert call() is not NotImplemented, label
+
+
+def _holders(target: Any) -> list[str]:
+    """Where the package keeps ``target``: paths from its modules' globals
+    through what each object refers to (breadth first), for the failure's
+    message."""
+    modules = {name: m for name, m in list(sys.modules.items()) if m is not None}
+    globals_of = {id(m.__dict__): name for name, m in modules.items()}
+    queue = collections.deque((m.__dict__, name) for name, m in modules.items() if name.startswith("unifiedarray"))
+    seen = {id(d) for d, _ in queue}
+    found: list[str] = []
+    while queue and len(found) < 5 and len(seen) < 1_000_000:
+        obj, path = queue.popleft()
+        for ref in gc.get_referents(obj):
+            if ref is target:
+                found.append(path)
+                break
+            foreign = (
+                not globals_of.get(id(ref), "unifiedarray").startswith("unifiedarray")
+                or (isinstance(ref, types.ModuleType) and not ref.__name__.startswith("unifiedarray"))
+                or (isinstance(ref, type) and not ref.__module__.startswith("unifiedarray"))
+            )
+            if foreign or id(ref) in seen or isinstance(ref, (str, bytes, int, float)):
+                continue
+            seen.add(id(ref))
+            name = next((k for k, v in obj.items() if v is ref), None) if id(obj) in globals_of else None
+            label = name or getattr(ref, "__qualname__", None) or type(ref).__name__
+            queue.append((ref, f"{path}.{label}" if name else f"{path} > {label}"))
+    return found

@@ -66,6 +66,7 @@ import functools
 import math
 import threading
 import warnings
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -77,7 +78,7 @@ from . import _access, _calls, _operators, _reductions, _resolve, _results, _rul
 from ._array import UnifiedArray
 from ._devices import CPU, Device
 from ._dtypes import PYTHON_TYPES
-from .backends import backend_for
+from .backends import backend_for, on_change
 
 __all__ = ["BLOCK", "THREADS", "THREAD_MIN", "FuseWarning", "FusedFunction", "fuse"]
 
@@ -1348,6 +1349,8 @@ class FusedFunction(Generic[P, R]):
         self._warned: set[str] = set()
         self._reason = f"fuse({getattr(fn, '__qualname__', 'fn')})"
         self._hits = self._traces = 0
+        with _LIVE_LOCK:
+            _LIVE[self] = (self._cache, self._lock)
 
     def cache_info(self) -> dict[str, int]:
         """``{"hits", "traces", "size", "maxsize"}`` of the signature cache."""
@@ -1364,13 +1367,15 @@ class FusedFunction(Generic[P, R]):
                 self._cache.move_to_end(key)
                 self._hits += 1
         if trace is None:
+            generation = _resolve.GENERATION[0]  # a registry change from now on: the trace is not kept
             trace = self._trace(args, kwargs)
             if trace is None:  # the eager call raises for this signature (a probe did)
                 return self._fn(*args, **kwargs)
             key = self._key(args, kwargs) or key  # a scalar argument may have become a constant while tracing
             with self._lock:
                 self._traces += 1
-                self._cache[key] = trace
+                if _resolve.GENERATION[0] == generation:
+                    self._cache[key] = trace
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
         if isinstance(trace, _Eager):
@@ -1502,6 +1507,27 @@ class FusedFunction(Generic[P, R]):
             stacklevel=3,
         )
 
+
+#: Every fused function alive -> its traces and their lock: a registry
+#: change drops the traces (:func:`_forget_every_trace`; each holds
+#: functions resolved from a backend, and the backend), so that none calls
+#: a removed backend.
+_LIVE: weakref.WeakKeyDictionary[FusedFunction[Any, Any], tuple[OrderedDict[tuple, Any], threading.Lock]] = (
+    weakref.WeakKeyDictionary()
+)
+_LIVE_LOCK = threading.Lock()
+
+
+def _forget_every_trace() -> None:
+    """Drop every fused function's traces: the registry changed."""
+    with _LIVE_LOCK:
+        live = list(_LIVE.values())
+    for traces, lock in live:
+        with lock:
+            traces.clear()
+
+
+on_change(_forget_every_trace)
 
 _DECORATOR: Any = object()  # fuse() called without a function: @fuse(cache_size=...)
 

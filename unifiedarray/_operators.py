@@ -37,7 +37,7 @@ from ._intake import check_scalar, intake
 from ._resolve import GENERATION, resolve, resolved
 from ._results import adopt, lone_on_host, new_result, wrap_result
 from ._writes import write
-from .backends import backend_for, backend_of_native
+from .backends import backend_for, backend_of_native, on_change
 
 __all__ = [
     "DIRECT",
@@ -277,6 +277,20 @@ _LAST: dict[str, tuple[Any, ...]] = {}
 _ONE: Any = object()  # run_direct's second native when there is none
 
 
+def _forget_resolved() -> None:
+    """Forget the host functions, the backends' direct functions and the
+    signatures served last: the registry changed (a backend registered
+    anew for a kind answers for itself; ``_LAST`` is staled by
+    :data:`~unifiedarray._resolve.GENERATION` too, and emptied here so that
+    nothing of a removed backend stays alive)."""
+    _HOST_FN.clear()
+    DIRECT.clear()
+    _LAST.clear()
+
+
+on_change(_forget_resolved)
+
+
 def run_direct(dev: Device, name: str, first: Any, second: Any, shape: Any, a: Any, b: Any = _ONE) -> Any:
     """The result of ``dev``'s direct function for ``name`` on the native
     arrays (or scalar) ``a`` and ``b`` (``_ONE``: a function of one array),
@@ -322,11 +336,16 @@ def run_direct(dev: Device, name: str, first: Any, second: Any, shape: Any, a: A
 
 def direct_for(key: tuple[Any, ...], dev: Device, name: str) -> tuple[Any, Any]:
     """The entry of :data:`DIRECT` for ``key`` (``(fn, *signature)``), asked
-    of ``dev``'s backend (``Backend.direct``) and kept once it is final."""
+    of ``dev``'s backend (``Backend.direct``) and kept once it is final
+    (and the registry unchanged meanwhile: a removed backend's answer is
+    never kept)."""
+    generation = GENERATION[0]
     found = backend_for(dev).direct(dev, name, key[0], key[1:])
     if found is NotImplemented:
         return _NONE
-    entry = DIRECT[key] = _NONE if found is None else found
+    entry = _NONE if found is None else found
+    if GENERATION[0] == generation:
+        DIRECT[key] = entry
     return entry
 
 

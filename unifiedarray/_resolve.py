@@ -4,6 +4,14 @@ One cache (:data:`RESOLVED`) of ``(device, dotted path)`` to that device's
 function of the compute namespace (:mod:`unifiedarray.compute`): resolving
 costs more than a small call, so it is done once per device and name.
 
+A backend registered or unregistered resets it (:func:`reset`, registered
+with :func:`unifiedarray.backends.on_change`): every function is resolved
+anew, from the backends registered now.  Every other cache of something
+resolved from a backend (a function, a backend's method, a namespace, a
+decision made on them) is reset by that hook too: it registers itself with
+``on_change`` or keys on :data:`GENERATION` (``tests/test_backends.py``
+swaps a backend and holds every entry point to it).
+
 Example
 -------
 >>> from unifiedarray import _resolve
@@ -14,11 +22,12 @@ True
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from . import compute
 from ._devices import Device
-from .backends import backend_for
+from .backends import backend_for, on_change
 
 __all__ = ["GENERATION", "RESOLVED", "namespace_for", "reset", "resolve", "resolved"]
 
@@ -32,11 +41,16 @@ RESOLVED: dict[tuple[Device, str], Any] = {}
 resolved = RESOLVED.get
 
 #: How many times :data:`RESOLVED` has had an entry replaced or dropped
-#: (:func:`reset`): what a cache of decisions that depend on resolved
-#: functions (``_operators``' last direct signatures) keeps, to know it is
-#: stale.  A list, so that importers read the one count.  :func:`resolve`
-#: only adds entries, which stales nothing.
+#: (:func:`reset`, which every registry change calls): what a cache of
+#: decisions that depend on resolved functions (``_operators``' last direct
+#: signatures) keeps, to know it is stale.  A list, so that importers read
+#: the one count.  :func:`resolve` only adds entries, which stales nothing.
 GENERATION = [0]
+
+# Held where RESOLVED is reset and where resolve() stores what it found: a
+# function resolved from the backends as they were before a reset is never
+# stored after it.
+_LOCK = threading.Lock()
 
 
 def reset(entries: dict[tuple[Device, str], Any] | None = None) -> None:
@@ -52,12 +66,13 @@ def reset(entries: dict[tuple[Device, str], Any] | None = None) -> None:
     >>> _resolve.reset(dict(_resolve.RESOLVED)); _resolve.GENERATION[0] == before + 1
     True
     """
-    RESOLVED.clear()
-    if entries:
-        RESOLVED.update(entries)
-    # After the change: a cache entry made before it, or during it (from
-    # half-changed contents), holds an older count.
-    GENERATION[0] += 1
+    with _LOCK:
+        RESOLVED.clear()
+        if entries:
+            RESOLVED.update(entries)
+        # After the change: a cache entry made before it, or during it (from
+        # half-changed contents), holds an older count.
+        GENERATION[0] += 1
 
 
 def resolve(dev: Device, path: str) -> Any:
@@ -68,6 +83,7 @@ def resolve(dev: Device, path: str) -> Any:
         return RESOLVED[key]
     except KeyError:
         pass
+    generation = GENERATION[0]  # read first: a reset from now on stales what is found below
     if path == "":
         backend_for(dev)  # a clear error for a device this machine lacks
         obj: Any = compute.namespace_for(dev)
@@ -77,10 +93,17 @@ def resolve(dev: Device, path: str) -> Any:
             obj = getattr(obj, part, None)
             if obj is None:
                 break
-    RESOLVED[key] = obj
+    with _LOCK:
+        if GENERATION[0] == generation:
+            RESOLVED[key] = obj
     return obj
 
 
 def namespace_for(dev: Device) -> Any:
     """The compute namespace of ``dev`` (see :mod:`unifiedarray.compute`)."""
     return resolve(dev, "")
+
+
+# Every registry change resolves every function anew (the one hook: see the
+# module's docstring).
+on_change(reset)

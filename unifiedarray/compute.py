@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ._devices import CPU, Device, DeviceLike
-from .backends import backend_for
+from .backends import backend_for, on_change
 
 __all__ = ["host_namespace", "namespace_for"]
 
@@ -237,9 +237,21 @@ host_namespace.clip = _scalar_bound_clip(_host_base.clip)  # type: ignore[attr-d
 
 
 #: id(a backend's namespace) -> (that namespace, it with the corrections):
-#: each namespace is derived once, however many devices share it.
+#: each namespace is derived once, however many devices share it, and
+#: forgotten where a backend is registered or unregistered (the namespaces
+#: of the backends registered now are derived anew; none of a removed
+#: backend's is kept alive).
 _DERIVED: dict[int, tuple[Any, types.ModuleType]] = {}
 _DERIVE_LOCK = threading.Lock()
+
+
+def _forget_derived() -> None:
+    """Forget every derived namespace: the registry changed."""
+    with _DERIVE_LOCK:
+        _DERIVED.clear()
+
+
+on_change(_forget_derived)
 
 
 def namespace_for(device: DeviceLike) -> Any:

@@ -78,6 +78,15 @@ def on_change(callback: Callable[[], None]) -> None:
     (under the registry's lock): for a layer above that keeps answers it
     derived from :func:`backend_for` per device, which go stale then.
 
+    The one hook every such cache resets through, at registry changes only
+    (the hot paths check nothing per call): a cache of anything resolved
+    from a backend (the backend, one of its methods, its namespace, a
+    namespace function, a decision made on them) registers its reset here,
+    or keys on ``unifiedarray._resolve.GENERATION``, which
+    ``_resolve.reset`` (registered here) counts.  ``tests/test_backends.py``
+    swaps a backend and holds every entry point to it, and fails where a
+    cache keeps the removed backend alive.
+
     Example
     -------
     >>> from unifiedarray.backends import on_change
