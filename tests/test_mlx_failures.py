@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import math
 import re
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -436,6 +437,97 @@ def test_an_element_read_refused_for_its_size_poisons_nothing() -> None:
     assert mlx_evaluation.evaluate_element(pair[1]) == 0.0
 
 
+def _lazy_in(owner: ThreadPoolExecutor, stream: str) -> Any:
+    """``arange(4) * 2``, lazy, built in ``owner``'s thread on its default
+    stream or on a stream it made: a graph only that thread can evaluate."""
+
+    def build() -> Any:
+        if stream == "default":
+            return mx.arange(4, dtype=mx.float32) * 2
+        with mx.stream(mx.new_stream(mx.cpu)):
+            return mx.arange(4, dtype=mx.float32) * 2
+
+    return owner.submit(build).result()
+
+
+@needs_mlx
+@pytest.mark.parametrize("stream", ["default", "new_stream"])
+def test_another_threads_lazy_array_is_refused_and_stays_usable_in_its_own_thread(stream: str) -> None:
+    """Issue 33, item 7: a user's lazy array built in one thread, handed to
+    another: MLX refuses to evaluate it there ("There is no Stream in
+    current thread") before running anything.  That refusal was taken for
+    a failure and poisoned the array: even the thread that owns it then got
+    RuntimeError from ``xp.asarray(a)``.  A refusal poisons nothing now; it
+    is a RuntimeError naming the backend, the dtype and the operation."""
+    with ThreadPoolExecutor(1, thread_name_prefix="test-owner") as owner:
+        a = _lazy_in(owner, stream)
+        refusals = []
+        for refused_here in (
+            lambda: xp.asarray(a),
+            lambda: xp.asarray(a, device="cpu"),
+            lambda: xp.ones(4, device="mlx") + a,
+        ):
+            with pytest.raises(RuntimeError) as info:
+                refused_here()
+            refusals.append(info.value)
+            assert mlx_evaluation.poisoned(a) is None
+        assert owner.submit(lambda: xp.asarray(a).tolist()).result() == [0.0, 2.0, 4.0, 6.0]
+        assert owner.submit(lambda: np.asarray(xp.asarray(a, device="cpu")).tolist()).result() == [0.0, 2.0, 4.0, 6.0]
+        # ... and, evaluated there, anywhere.
+        assert xp.asarray(a).tolist() == [0.0, 2.0, 4.0, 6.0]
+    for exc in refusals:
+        message = str(exc)
+        assert message.startswith("mlx: evaluation of a float32 array of shape (4,) refused"), message
+        assert f"in thread {threading.current_thread().name!r}" in message and "There is no Stream" in message
+        assert isinstance(exc.__cause__, RuntimeError)
+
+
+@needs_mlx
+def test_a_refused_evaluation_poisons_nothing_it_was_asked_to_evaluate() -> None:
+    """A failed evaluation poisons only what it failed to evaluate; a
+    refusal evaluated nothing and poisons nothing: neither the other
+    thread's array nor the library's lazy array evaluated with it, which
+    still evaluates right, also read as a scalar (``item()``'s refusal)."""
+    with ThreadPoolExecutor(1, thread_name_prefix="test-owner") as owner:
+        a = _lazy_in(owner, "default")
+        with mlx_evaluation.compute_context():
+            ours = mx.ones(3) * 5
+        with pytest.raises(RuntimeError, match=r"^mlx: evaluation of float32 arrays of shapes \(3,\), \(4,\) refused"):
+            mlx_evaluation.evaluate(ours, a)
+        with pytest.raises(RuntimeError, match=r"^mlx: scalar read \(item\) of a float32 array of shape \(\) refused"):
+            mlx_evaluation.evaluate_element(owner.submit(lambda: mx.sum(a)).result())
+        assert mlx_evaluation.poisoned(a) is None and mlx_evaluation.poisoned(ours) is None
+        mlx_evaluation.evaluate(ours)
+        assert ours.tolist() == [5.0, 5.0, 5.0]
+        assert owner.submit(lambda: (mlx_evaluation.evaluate(a), a.tolist())[1]).result() == [0.0, 2.0, 4.0, 6.0]
+
+
+@needs_mlx
+def test_refused_tells_a_refusal_from_a_failure_while_running() -> None:
+    """The one rule (``mlx_evaluation.refused``): MLX's refusals (another
+    thread's stream; ``item()`` of an array of another size) against a
+    kernel's failure while it ran (LAPACK's SVD of NaN)."""
+    with ThreadPoolExecutor(1) as owner:
+        a = _lazy_in(owner, "default")
+        with pytest.raises(RuntimeError) as no_stream:
+            mx.eval(a)
+    failed: list[BaseException] = []
+
+    def fail() -> None:
+        try:
+            mx.eval(_failing_svd())
+        except RuntimeError as exc:
+            failed.append(exc)
+
+    off_the_main_thread(fail)
+    with pytest.raises(ValueError) as size:
+        mx.zeros((2,)).item()
+    assert mlx_evaluation.refused(no_stream.value)
+    assert not mlx_evaluation.refused(failed[0])
+    assert mlx_evaluation.refused(size.value, (mx.zeros((2,)),), "scalar read (item)")
+    assert not mlx_evaluation.refused(failed[0], (mx.zeros(()),), "scalar read (item)")
+
+
 @needs_mlx
 def test_two_lazy_failing_candidates_only_the_failing_one_is_poisoned(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each lazy result of a "poison" row is evaluated alone before anything
@@ -471,6 +563,29 @@ def test_a_users_failing_mlx_array_raises_at_every_entry() -> None:
             with pytest.raises(RuntimeError, match="SVD"):
                 z += g
         assert z.tolist() == [1.0, 1.0]
+
+    off_the_main_thread(body)
+
+
+@needs_mlx
+def test_a_failing_operand_of_a_write_through_a_lease_poisons_the_operand_only() -> None:
+    """A failed evaluation poisons only what it failed to evaluate: the
+    operand of a write through an MLX lease is evaluated alone (it was
+    evaluated with the lease, and poisoned the lease, the buffer's own
+    copy, with it), so the lease's array keeps its data and reads."""
+
+    def body() -> None:
+        z = xp.ones(2, device="mlx")
+        h = z.buffer.mlx
+        with mlx_evaluation.compute_context():  # on the library's stream: any thread may evaluate it
+            f, g = _failing_svd(), _failing_svd()
+        with pytest.raises(RuntimeError, match="SVD"):
+            h += f
+        with pytest.raises(RuntimeError, match="SVD"):
+            h[...] = g
+        assert mlx_evaluation.poisoned(h) is None
+        assert z.tolist() == [1.0, 1.0]
+        assert mlx_evaluation.poisoned(f) is not None and mlx_evaluation.poisoned(g) is not None
 
     off_the_main_thread(body)
 

@@ -9,11 +9,15 @@ default (``UA_THREAD_SECONDS`` sets it), 10 s in the ``slow`` soak.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import queue
+import sys
 import threading
 import time
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -379,4 +383,236 @@ def test_compute_context_restores_the_thread_streams(monkeypatch):
         y = mx.ones(3) + 1
     assert mx.default_stream(mx.cpu) == mine
     assert in_thread(lambda: (mlx_evaluation.evaluate(y), y.tolist())[1]) == [2.0, 2.0, 2.0]
+    assert not mlx_evaluation.EVAL_LOCK._is_owned()
+
+
+# -- (d) the lock order: no two threads ever wait for each other ----------------------------------
+
+
+@contextlib.contextmanager
+def switching_often() -> Iterator[None]:
+    """Threads switched every 10 us (Python's default is 5 ms): a window
+    between two lock acquisitions is met within a fraction of a second."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
+def finish_together(seconds: float, *loops: Callable[[Callable[[], bool]], None], limit: float = 20.0) -> None:
+    """:func:`run_together`, failing (not hanging) within ``limit`` seconds
+    where threads wait for each other: the hung threads' stacks in the
+    message.  A deadlock ends the session (``pytest.exit``): the hung
+    threads keep the library's locks (the evaluation lock among them), so
+    every later MLX test would hang."""
+    deadline = time.monotonic() + seconds
+    failures: list[BaseException] = []
+
+    def running() -> bool:
+        return not failures and time.monotonic() < deadline
+
+    def guard(loop: Callable[[Callable[[], bool]], None]) -> None:
+        try:
+            loop(running)
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=guard, args=(loop,), daemon=True) for loop in loops]
+    for t in threads:
+        t.start()
+    end = time.monotonic() + seconds + limit
+    for t in threads:
+        t.join(max(0.0, end - time.monotonic()))
+    hung = [t for t in threads if t.is_alive()]
+    if hung:
+        frames = sys._current_frames()
+        stacks = "\n".join(
+            f"{t.name}:\n{''.join(traceback.format_stack(frames[t.ident]))}" for t in hung if t.ident in frames
+        )
+        pytest.exit(f"{len(hung)} of {len(threads)} threads never finished (a deadlock):\n{stacks}", returncode=1)
+    if failures:
+        raise failures[0]
+
+
+def test_a_lease_write_of_an_array_never_deadlocks_with_that_arrays_lease_in_another_thread():
+    """Issue 33, item 6: ``m[0:2] = u`` through an MLX lease, ``u`` a
+    UnifiedArray, against ``u.buffer.mlx`` in another thread.  MLX converted
+    ``u`` itself (its ``__dlpack__``, taking u's buffer lock) under the
+    evaluation lock; the lease took u's buffer lock, then the evaluation
+    lock: each thread waited for the other's (within 0.2 s at this switch
+    interval).  The operand is resolved first now."""
+    x = xp.zeros(4, device="mlx")
+    u = xp.asarray(np.ones(2, np.float32), device="mlx")
+    w = xp.asarray(np.ones(4, np.float32), device="mlx")
+    m = x.buffer.mlx
+
+    def writer(running):
+        while running():
+            m[0:2] = u  # u's MLX copy may be stale: reading it takes u's lock
+            assert m.__imul__(w) is m  # m *= w: an in-place operator's operand, the same
+
+    def leaser(running):
+        while running():
+            for v in (u, w):
+                v.buffer.copy_from(np.ones(v.shape, np.float32))  # the host copy the only current one
+                assert v.buffer.mlx.tolist() == [1.0] * v.size  # v's lock, then the evaluation lock
+
+    with switching_often():
+        finish_together(min(SECONDS, 1.0), writer, leaser)
+    assert np.asarray(x).tolist() == [1.0, 1.0, 0.0, 0.0]
+
+
+class _Shared:
+    """What the lock-pair workloads share: two MLX arrays (every write
+    writes every element, so a read of either is uniform), a memory pool."""
+
+    def __init__(self) -> None:
+        self.a = xp.zeros(8, device="mlx")
+        self.b = xp.ones(8, device="mlx")
+        self.pool = xp.MemoryPool()
+
+
+def uniform(values) -> float:
+    """The one value of every element (a read that makes no host alias,
+    which would refuse the other threads' leases)."""
+    got = (values.to_numpy() if isinstance(values, xp.UnifiedArray) else np.asarray(values)).tolist()
+    assert len(set(got)) == 1, f"torn: {got}"
+    return got[0]
+
+
+def _buffer_lock_of(mine: str, other: str) -> Callable[[_Shared], Callable[[Callable[[], bool]], None]]:
+    """Writes into one shared array (its buffer's lock, then the evaluation
+    lock): through a lease, with the other array as the value (its buffer's
+    lock, taken before the evaluation lock), through the array, and on the
+    host (so that the other's lease write of it moves it, under its lock);
+    reads of both."""
+
+    def make(s: _Shared) -> Callable[[Callable[[], bool]], None]:
+        def loop(running):
+            k = 0
+            x, y = getattr(s, mine), getattr(s, other)
+            while running():
+                k += 1
+                h = x.buffer.mlx
+                h[...] = y
+                h += 1.0
+                h[...] = float(k)
+                del h
+                x[...] = float(k)
+                x.buffer.copy_from(np.full(8, float(k), np.float32))  # on the host: the other's lease write uploads it
+                uniform(y)
+                uniform(x)
+
+        return loop
+
+    return make
+
+
+def _evaluation(s: _Shared) -> Callable[[Callable[[], bool]], None]:
+    """MLX evaluations (the evaluation lock) of an array of this thread's:
+    lease writes, reads, ``float()``, reductions, a graph built inside the
+    compute context; and reads of the shared arrays."""
+    import mlx.core as mx
+
+    from unifiedarray.backends import mlx_evaluation
+
+    base = mx.arange(8, dtype=mx.float32)
+    mx.eval(base)
+
+    def loop(running):
+        c = xp.zeros(8, device="mlx")
+        k = 0
+        while running():
+            k += 1
+            c[...] = float(k)
+            h = c.buffer.mlx
+            h += 1.0  # lost where the lease ends first (a memory limit's spill): k or k + 1
+            del h
+            assert uniform(c) in (k, k + 1)
+            c[...] = float(k)
+            assert float(c[3]) == k
+            assert float(xp.sum(c * 0.5)) == 4.0 * k
+            with mlx_evaluation.compute_context():
+                g = (base + k).sum()
+            mlx_evaluation.evaluate(g)
+            assert g.item() == float((np.arange(8) + k).sum())
+            uniform(s.a + 0.0)
+            uniform(s.b)
+
+    return loop
+
+
+def _pool_lock(s: _Shared) -> Callable[[Callable[[], bool]], None]:
+    """A memory pool's acquire and release (its lock, under a buffer's),
+    host and MLX buffers read on MLX (the evaluation lock)."""
+
+    def loop(running):
+        k = 0
+        while running():
+            k += 1
+            for device in ("cpu", "mlx"):
+                buf = s.pool.acquire((8,), np.float32, device=device)
+                buf.fill(float(k))
+                assert np.array(buf.read("mlx")).tolist() == [float(k)] * 8
+                buf.copy_from(s.a.to_numpy())
+                uniform(buf.to_numpy())
+                s.pool.release(buf)
+            assert s.pool.stats()["acquires"] >= k
+
+    return loop
+
+
+def _spill_tracker(s: _Shared) -> Callable[[Callable[[], bool]], None]:
+    """Device copies made under a memory limit (the spill tracker's lock;
+    its evictions spill other buffers: their locks tried, the evaluation
+    lock taken), the shared arrays' among them."""
+
+    def loop(running):
+        k = 0
+        while running():
+            k += 1
+            made = [xp.asarray(np.full(8, float(k + j), np.float32), device="mlx") * 1.0 for j in range(4)]
+            for j, r in enumerate(made):
+                assert float(xp.sum(r)) == 8.0 * (k + j)
+            uniform(s.a * 1.0)
+            uniform(s.b)
+
+    return loop
+
+
+#: One workload per lock of the library (see mlx_evaluation, "Lock order"),
+#: each taking it as the library does, with the others it is taken with.
+LOCK_WORKLOADS: dict[str, Callable[[_Shared], Callable[[Callable[[], bool]], None]]] = {
+    "buffer lock of a": _buffer_lock_of("a", "b"),
+    "buffer lock of b": _buffer_lock_of("b", "a"),
+    "evaluation lock": _evaluation,
+    "pool lock": _pool_lock,
+    "spill tracker lock": _spill_tracker,
+}
+
+
+@pytest.mark.parametrize(("first", "second"), list(itertools.combinations(LOCK_WORKLOADS, 2)))
+def test_every_pair_of_the_librarys_locks_in_threads_finishes_with_right_values(first, second):
+    """Two threads per lock of the pair (four in all), for a bounded time,
+    switched often: every thread finishes (no two wait for each other) and
+    every value read is right (uniform, and each thread's own exact)."""
+    from unifiedarray import _spill
+    from unifiedarray.backends import mlx_evaluation
+
+    s = _Shared()
+    loops = [LOCK_WORKLOADS[name](s) for name in (first, second) for _ in range(2)]
+    limited = "spill tracker lock" in (first, second)
+    try:
+        if limited:
+            _spill.set_device_memory_limit("mlx", 3 * 8 * 4)  # three arrays of eight float32s
+        with switching_often():
+            finish_together(min(SECONDS, 2.0) / 4, *loops)
+    finally:
+        _spill.set_device_memory_limit("mlx", None)
+    s.a[...] = 5.0
+    s.b.buffer.mlx[...] = 6.0
+    assert in_thread(lambda: (s.a.tolist(), np.asarray(s.b).tolist())) == ([5.0] * 8, [6.0] * 8)
+    assert s.pool.stats()["bytes_in_use"] == 0
     assert not mlx_evaluation.EVAL_LOCK._is_owned()

@@ -766,6 +766,7 @@ class UnifiedArray:
 # hook (a device memory limit's, see _buffer.set_device_copy_hook), called as
 # the buffer is made, may evict other buffers.  Its methods bound once: a
 # lookup per call is a measurable share of a small view's cost.
+# Outermost of the library's locks: see backends/mlx_evaluation.py, "Lock order".
 _LONE_LOCK = _thread.RLock()
 _lone_lock_acquire, _lone_lock_release = _LONE_LOCK.acquire, _LONE_LOCK.release
 

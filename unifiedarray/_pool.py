@@ -252,6 +252,7 @@ class MemoryPool:
     """
 
     def __init__(self, *, trim_threshold: int | None = None) -> None:
+        # A leaf lock (bookkeeping only): see mlx_evaluation's "Lock order".
         self._lock = threading.RLock()
         self._spaces: dict[tuple[Device, bool], _SpacePool] = {}
         self._acquires = 0

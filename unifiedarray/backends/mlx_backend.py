@@ -64,15 +64,24 @@ def _make_lease_class(mx: Any) -> Any:
     on the library's stream and evaluated at once, so the buffer's copy
     never holds a graph that only the writing thread could evaluate, nor an
     unevaluated graph that user code could evaluate without the lock.
+
+    A write's operands (the value, the indices, an in-place operator's
+    other side) are resolved to native arrays first (:func:`_operand`),
+    before the evaluation lock is taken: MLX would convert a
+    ``UnifiedArray`` itself, through its protocols, which take that array's
+    buffer lock, under the evaluation lock (the reverse of the library's
+    lock order: see :mod:`~unifiedarray.backends.mlx_evaluation`, "Lock
+    order").
     """
+    mx_array = mx.array
 
     def _inplace(name: str) -> Any:
-        method = getattr(mx.array, name)
+        method = getattr(mx_array, name)
 
         def op(self: Any, other: Any) -> Any:
+            other = _operand(other, mx_array)
             with compute_context():
-                # The operand first: if its evaluation fails, the lease is untouched.
-                evaluate(self, *arrays_in((other,)))
+                _operands_first(self, (other,))
                 out = method(self, other)
                 evaluate(out)
             return out
@@ -81,16 +90,53 @@ def _make_lease_class(mx: Any) -> Any:
         return op
 
     def __setitem__(self: Any, key: Any, value: Any) -> None:
+        key, value = _operand(key, mx_array, True), _operand(value, mx_array)
         with compute_context():
-            keys = key if type(key) is tuple else (key,)
-            evaluate(self, *arrays_in((value, *keys)))
-            mx.array.__setitem__(self, key, value)
+            _operands_first(self, (value, *(key if type(key) is tuple else (key,))))
+            mx_array.__setitem__(self, key, value)
             evaluate(self)
 
-    names = [n for n in dir(mx.array) if n.startswith("__i") and n[3:-2] in _INPLACE]
+    names = [n for n in dir(mx_array) if n.startswith("__i") and n[3:-2] in _INPLACE]
     body: dict[str, Any] = {"__slots__": (), "__setitem__": __setitem__, "__module__": __name__}
     body.update({n: _inplace(n) for n in names})
-    return type("LeasedMLXArray", (mx.array,), body)
+    return type("LeasedMLXArray", (mx_array,), body)
+
+
+def _operands_first(lease: Any, operands: tuple[Any, ...]) -> None:
+    """Before a write through ``lease``: its MLX operands evaluated, each
+    alone (a failure poisons what failed to evaluate: never the lease, which
+    is untouched, nor another operand), and the lease's own failure raised
+    where it has one (a lease is evaluated when lent and after every write:
+    nothing else of it is left to evaluate)."""
+    for native in arrays_in(operands):
+        evaluate(native)
+    if at_risk():
+        settle_arguments((lease,))
+
+
+def _operand(value: Any, mx_array: Any, index: bool = False) -> Any:
+    """An operand of a write through a lease as MLX will read it, resolved
+    in the caller's thread before the evaluation lock is taken (see
+    :func:`_make_lease_class`).  MLX arrays, scalars and host data pass as
+    they are; an object MLX converts through ``__mlx_array__`` (a
+    ``UnifiedArray``; MLX asks its ``__dlpack__`` first) is converted here:
+    one on MLX to its MLX array (``__mlx_array__``: its buffer's copy,
+    evaluated), one elsewhere to its host data, read-only (``to_numpy()``:
+    a read, marking nothing, as MLX's own import of its host export read
+    it; an MLX array of it where it is an ``index``, as MLX indexes with
+    nothing else), an object of another library to its ``__mlx_array__``.
+    Tuples and lists (indices, a list of values) are looked into one level."""
+    tv = type(value)
+    if tv is tuple or tv is list:
+        if any(not isinstance(v, mx_array) and hasattr(type(v), "__mlx_array__") for v in value):
+            return tv([_operand(v, mx_array, index) for v in value])
+        return value
+    if isinstance(value, mx_array) or not hasattr(tv, "__mlx_array__"):
+        return value
+    if getattr(value, "device", None) is not MLX and hasattr(value, "to_numpy"):
+        host = value.to_numpy()
+        return mx_array(host, dtype=NP_TO_MX[host.dtype]) if index and host.dtype in NP_TO_MX else host
+    return value.__mlx_array__()
 
 
 _INPLACE = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift"}
@@ -255,20 +301,16 @@ class MLXBackend(Backend):
         return props
 
     def detach(self, native: Any) -> Any:
-        """A new, evaluated handle on the same data, so that writes through
-        the old handle (MLX's in-place ``a[i] = v`` rebinds that handle only)
-        no longer reach the buffer's copy.  A same-shape reshape shares the
-        memory (no copy); MLX copies on write, so neither handle's writes
-        reach the other.  Evaluated here, in the caller's thread: ``native``
-        may be a user's array whose graph only this thread can evaluate, and
-        the handle may go to user code, which evaluates without the lock."""
-        with compute_context():
-            out = self.mx.reshape(native, native.shape)
-            # One evaluation of both (one round trip to MLX's stream thread):
-            # a failure poisons native too, so a user's array that fails is
-            # never read again as the unwritten memory MLX would hand out.
-            evaluate(native, out)
-        return out
+        """A copy of ``native`` in MLX memory (:meth:`copy`), evaluated here,
+        in the caller's thread (``native`` may be a user's array whose graph
+        only this thread can evaluate; a failure poisons it).  Not a new
+        handle on the same memory: MLX's arrays export their memory
+        writable through the buffer protocol, so ``np.asarray(handle)[0] =
+        v`` would write the buffer's copy unseen.  What the buffer hands out
+        for reading (``read``, ``__mlx_array__``) and keeps at a lease's end
+        is this copy: nothing written through a handle that left the buffer
+        reaches it."""
+        return self.copy(native)
 
     def lease(self, native: Any) -> Any:
         """``native`` (the buffer's MLX copy) as a write lease: evaluated,
@@ -277,6 +319,13 @@ class MLXBackend(Backend):
         through it reach the buffer."""
         if type(native) is not _LEASE:
             evaluate(native)
+            if not _owns_its_block(native):
+                # A broadcast (x[...] = 1.0 leaves MLX one element read with
+                # stride 0): a NumPy write through the lease would change
+                # every element.  The lease gets memory of its own first.
+                with compute_context():
+                    native = self.mx.contiguous(native)
+                    evaluate(native)
             native.__class__ = _LEASE
         return native
 
@@ -305,7 +354,14 @@ class MLXBackend(Backend):
                     settle_arguments((native,))
             target = native if in_place else self.mx.reshape(native, native.shape)
             write(target)
-        return settle(target)
+        out = settle(target)
+        if in_place and not _owns_its_block(out):
+            # A live lease stays memory of its own (see lease): MLX's
+            # setitem of every element may leave a broadcast behind.
+            with compute_context():
+                self.mx.array.__setitem__(out, ..., self.mx.contiguous(out))
+            out = settle(out)
+        return out
 
     def fill(self, native: Any, value: Any, in_place: bool = False) -> Any:
         return self.write(native, _FillAll(value), in_place)
@@ -313,8 +369,12 @@ class MLXBackend(Backend):
     def copy_into(self, native: Any, src: Any, in_place: bool = False) -> Any:
         """``src`` (an MLX array, evaluated: see :meth:`detach`) written into
         every element, cast to native's dtype where it differs (the cast is
-        built where the write is, on the library's stream)."""
-        return self.write(native, _FillAll(src, cast=np_dtype(src.dtype) != np_dtype(native.dtype)), in_place)
+        built where the write is, on the library's stream).  Without a cast
+        the written copy would be ``src``'s memory, which its caller may
+        still write (through NumPy): ``src`` is copied first, and so
+        settled, in the caller's thread (:meth:`detach`)."""
+        cast = np_dtype(src.dtype) != np_dtype(native.dtype)
+        return self.write(native, _FillAll(self.detach(src), cast=cast), in_place)
 
     def copy(self, native: Any) -> Any:
         """A real copy in MLX memory (for exports whose consumer may write)."""
@@ -338,9 +398,9 @@ class MLXBackend(Backend):
         """A read-only view of MLX's own memory (host or unified memory),
         evaluated first (serialised with the library's other evaluations)."""
         evaluate(native)
-        host = np.asarray(native).view()
-        host.flags.writeable = False
-        return host
+        # Through a read-only memoryview: a view of MLX's writable export,
+        # marked read-only, could be marked writable again by its holder.
+        return np.asarray(memoryview(native).toreadonly())
 
     def compute_context(self, device: Device) -> Any:
         return compute_context()
@@ -385,12 +445,20 @@ class MLXBackend(Backend):
         return np_dtype(native.dtype)
 
     def shares_memory(self, a: Any, b: Any) -> bool:
-        evaluate(a, b)
+        evaluate(a)  # apart: a failure of one poisons that one only
+        evaluate(b)
         return bool(np.may_share_memory(np.asarray(a), np.asarray(b)))
 
     def numpy_like(self) -> ModuleType:
         """``mlx.core``: its ``einsum`` has NumPy's meaning."""
         return self.mx
+
+
+def _owns_its_block(native: Any) -> bool:
+    """Whether ``native`` (evaluated) is C-ordered memory of its own, with
+    no element shared (as a broadcast's are): what a NumPy view of a lease
+    may write element by element."""
+    return native.size <= 1 or bool(np.asarray(native).flags.c_contiguous)
 
 
 class _FillAll:

@@ -25,11 +25,52 @@ such stream per MLX device type, and three rules keep it safe:
 * nothing unevaluated is handed to user code (leases, ``read``, exports are
   evaluated first: user code evaluates without the lock), and a user's MLX
   array is evaluated where it enters (:func:`detach`), in the user's thread,
-  whose stream it may be bound to.
+  whose stream it may be bound to.  Handed to another thread unevaluated,
+  it is refused there: MLX checks the graph's streams before it runs any
+  of it, so the refusal (a ``RuntimeError`` naming dtype and operation)
+  poisons nothing, and the thread that built it still evaluates it
+  (:func:`refused`, the one rule that tells a refusal from a failure).
 
-The evaluation lock is innermost: a buffer's lock may be held when it is
-taken, never the reverse (nothing inside :func:`compute_context` or
-:func:`evaluate` touches a buffer).
+Lock order
+----------
+The one order of every lock the library takes (outermost first).  A thread
+holding a lock waits only for locks below it; a lock above may only be
+*tried* (``acquire(blocking=False)``, which cannot deadlock).  Each lock's
+definition points here.
+
+1. ``_array._LONE_LOCK``: held while a lone result's buffer is made
+   (``_array._own_buffer``), whose device-copy hook (a memory limit's,
+   ``_buffer.DEVICE_COPY_HOOK``) may evict other buffers.  Never taken
+   under a buffer's lock or the evaluation lock.
+2. A buffer's lock (``UnifiedBuffer.lock``), one at a time: no thread
+   waits for a second buffer's lock while it holds one (a memory limit's
+   eviction only tries the evicted buffer's, ``UnifiedBuffer.drop_copy``;
+   a buffer being made, which no other thread can hold yet, aside:
+   ``UnifiedBuffer.__copy__``).  The backends' evaluations run under it.
+3. :data:`EVAL_LOCK`, the evaluation lock: its holder never waits for a
+   buffer's lock or ``_LONE_LOCK``, so nothing that reads a
+   ``UnifiedArray`` runs under it.  What MLX would convert itself through
+   a UnifiedArray's protocols (``__dlpack__``, ``__mlx_array__``, which read
+   its buffer), the operands of a write through a lease, is resolved to
+   native arrays before it is taken (``mlx_backend._operand``), as the
+   dispatch resolves every argument before its compute context
+   (``_calls.call``).  A device result made inside a compute context under a
+   memory limit calls the device-copy hook under it: its evictions only try
+   buffers' locks and evaluate re-entrantly, in the same thread.
+4. The leaves, held for bookkeeping only, never while evaluating or
+   waiting for a lock above: a memory limit's (``_spill._LOCK``, then its
+   tracker's, ``_spill._Tracker``'s ``lock``: its evictions run with
+   neither held), each memory pool's (``MemoryPool``'s ``_lock``, whose
+   out-of-memory path collects garbage with it released), the ledger's,
+   ``_buffer._MAKE_LOCK`` (a buffer's lock being made), the backend
+   registry's (``backends._registry._LOCK``, whose change callbacks take
+   the caches' locks: ``_resolve._LOCK``, ``_buffer._READERS_LOCK``,
+   ``compute._DERIVE_LOCK``, the fused functions'), and every other lock of
+   the package (the fuse caches', dask's, the rules', the device names').
+
+``tests/test_threads.py`` (``test_every_pair_of_the_librarys_locks_...``)
+drives every pair of two buffers' locks, the evaluation lock, a pool's and
+a spill tracker's in threads.
 
 Failures at evaluation
 ----------------------
@@ -92,7 +133,9 @@ import numpy as np
 from numpy.linalg import LinAlgError
 
 #: Serialises every evaluation of the library's stream (see "Threads" above).
-#: Re-entrant: an evaluation inside a compute call takes it again.
+#: Re-entrant: an evaluation inside a compute call takes it again.  Its
+#: place among the library's locks: "Lock order" above (no buffer's lock is
+#: waited for under it).
 EVAL_LOCK = _thread.RLock()
 # Its methods bound once: compiled, a call of a method looked up each time
 # costs as much again as the lock itself.
@@ -332,15 +375,20 @@ def evaluate(*arrays: Any) -> None:
     :func:`evaluate_element`, its twin for a Python scalar), and so where an
     evaluation failure is caught: the arrays evaluated are poisoned with it (every
     later evaluation of them raises the same error; MLX itself would hand
-    out their unwritten memory), and it is raised.  A poisoned array, or
+    out their unwritten memory), and it is raised.  MLX does not say which
+    of them failed, so a call evaluates together only arrays that fail
+    together (one call's results, an array and a view of it): independent
+    arrays are evaluated apart, and a failure poisons only what it failed
+    to evaluate.  MLX's refusal to evaluate (:func:`refused`) ran nothing
+    and poisons nothing.  A poisoned array, or
     one made by a function whose :data:`FAILURES` outcome is ``"poison"``,
     is settled first (see :func:`settle_arguments`)."""
     _evaluate(arrays, False)
 
 
-def _evaluate(arrays: Any, fallible: bool) -> None:
+def _evaluate(arrays: Any, fallible: bool, operation: str = "evaluation") -> None:
     """:func:`evaluate`; with ``fallible``, on a thread of its own (see
-    :func:`_evaluate_fallible`)."""
+    :func:`_evaluate_fallible`); ``operation`` is what a refusal names."""
     if _MX is None:
         _ready()
     _acquire()  # (not ``with``: see direct_call)
@@ -353,20 +401,71 @@ def _evaluate(arrays: Any, fallible: bool) -> None:
             else:
                 _MX.eval(*arrays)
         except Exception as exc:
-            _evaluation_failed(arrays, exc)
-            raise
+            err = _evaluation_failed(arrays, exc, operation)
+            if err is exc:
+                raise
+            raise err from exc
     finally:
         _release()
 
 
-def _evaluation_failed(arrays: Any, exc: Exception) -> None:
+#: How MLX's refusal of an array whose graph is bound to another thread's
+#: stream starts (MLX 0.32: ``mx.eval``, ``async_eval`` and ``item()`` check
+#: every stream of the graph before they run any of it).
+_NO_STREAM = "There is no Stream"
+_ITEM = "scalar read (item)"
+
+
+def refused(exc: BaseException, arrays: Any = (), operation: str = "evaluation") -> bool:
+    """Whether ``exc`` is MLX's refusal of ``operation`` on ``arrays``,
+    raised before it ran any of it, rather than a failure while it ran: the
+    one rule that tells the two apart.  A refusal evaluated nothing and
+    wrote nothing (found by experiment, MLX 0.32.4: every array of a
+    refused evaluation, and everything computed from it, evaluates right
+    later where it may), so it poisons nothing; a failure while running
+    leaves unwritten memory, which is poisoned (:func:`_evaluation_failed`).
+
+    MLX's refusals: a graph bound to another thread's stream ("There is no
+    Stream(cpu, N) in current thread": MLX evaluates a thread's own stream
+    only in that thread, see "Threads"), and ``item()`` of an array of
+    another size than one (a ``ValueError``)."""
+    if isinstance(exc, RuntimeError) and str(exc).startswith(_NO_STREAM):
+        return True
+    return operation == _ITEM and any(getattr(a, "size", 1) != 1 for a in arrays)
+
+
+def _refusal(arrays: Any, exc: BaseException, operation: str) -> BaseException:
+    """What a refusal (:func:`refused`) raises: ``item()``'s refusal of an
+    array's size as MLX raised it; a graph bound to another thread's stream
+    as a ``RuntimeError`` naming the backend, the dtype, the operation and
+    what to do."""
+    if not str(exc).startswith(_NO_STREAM):
+        return exc
+    mine = [a for a in arrays if isinstance(a, _MX.array)]
+    dtypes = "/".join(sorted({np_dtype(a.dtype).name for a in mine}))
+    shapes = ", ".join(str(tuple(a.shape)) for a in mine)
+    what = f"a {dtypes} array of shape {shapes}" if len(mine) == 1 else f"{dtypes} arrays of shapes {shapes}"
+    return RuntimeError(
+        f"mlx: {operation} of {what} refused in thread {threading.current_thread().name!r}: "
+        f"its lazy graph is bound to a stream of the thread that built it, which MLX evaluates only there "
+        f"({exc}). MLX refused before running it, so nothing is changed: evaluate it (mx.eval) in that "
+        "thread before handing it to another one"
+    )
+
+
+def _evaluation_failed(arrays: Any, exc: Exception, operation: str = "evaluation") -> BaseException:
     """What :func:`evaluate` and :func:`evaluate_element` do where MLX's
-    evaluation of ``arrays`` raised ``exc``: no root of ours covers it (the
-    table missed a kernel, or an "at call" row's kernel failed), so the
-    arrays hold unwritten memory: they are poisoned with it, and the
-    library's streams drained."""
+    evaluation of ``arrays`` raised ``exc``; returns what to raise.  A
+    refusal (:func:`refused`: nothing ran) poisons nothing, and raises its
+    :func:`_refusal`.  A failure while running that no root of ours covers
+    (the table missed a kernel, or an "at call" row's kernel failed) left
+    the arrays holding unwritten memory: they are poisoned with it, the
+    library's streams drained, and ``exc`` raised."""
+    if refused(exc, arrays, operation):
+        return _refusal(arrays, exc, operation)
     _poison(arrays, _FailedRoot("evaluation", exc))
     _drain()
+    return exc
 
 
 def evaluate_element(native: Any) -> Any:
@@ -374,9 +473,9 @@ def evaluate_element(native: Any) -> Any:
     scalar: :func:`evaluate` and MLX's ``item()`` as one call (``item()``
     evaluates), under the evaluation lock, a failure of the evaluation caught
     as :func:`evaluate` catches it (``item()``'s refusal of an array of
-    another size evaluates nothing, and poisons nothing).  A scalar read's
-    wait and copy (the MLX backend's ``element``): a second call into MLX
-    and its lock cost a tenth of a small read."""
+    another size evaluates nothing, and poisons nothing: :func:`refused`).
+    A scalar read's wait and copy (the MLX backend's ``element``): a second
+    call into MLX and its lock cost a tenth of a small read."""
     if _MX is None:
         _ready()
     _acquire()  # (not ``with``: see direct_call)
@@ -386,9 +485,10 @@ def evaluate_element(native: Any) -> Any:
         try:
             return native.item()
         except Exception as exc:
-            if native.size == 1:  # (else item()'s own refusal: nothing was evaluated)
-                _evaluation_failed((native,), exc)
-            raise
+            err = _evaluation_failed((native,), exc, _ITEM)
+            if err is exc:
+                raise
+            raise err from exc
     finally:
         _release()
 
@@ -459,9 +559,9 @@ def _evaluate_fallible(arrays: Any) -> None:
     try:
         _on_fallible_thread(_MX.eval, *arrays)
     except RuntimeError as exc:
-        if not str(exc).startswith("There is no Stream"):
+        if not refused(exc):
             raise
-        _MX.eval(*arrays)
+        _MX.eval(*arrays)  # where refused again (another thread's graph), the caller's rule applies
 
 
 AT_CALL = "at call"
@@ -628,6 +728,8 @@ def _settle_one(array: Any) -> None:
         try:
             _evaluate_fallible((array,))
         except Exception as exc:
+            if refused(exc):
+                raise _refusal((array,), exc, f"{root.path}'s evaluation") from exc
             _drain()
             failed = _FailedRoot(root.path, _host_error(root.path, root.failure, exc))
             for key in root.ids:
@@ -712,7 +814,7 @@ def guard(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
                 settle_arguments(args, kwargs)
             res = fn(*args, **kwargs)
             try:
-                _evaluate(arrays_in(res), True)
+                _evaluate(arrays_in(res), True, f"{path}'s evaluation")
             except Exception as exc:
                 new = _host_error(path, failure, exc)
                 if new is exc:
