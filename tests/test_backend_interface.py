@@ -28,7 +28,7 @@ from unifiedarray._dtypes import default_complex
 from unifiedarray._errors import translate
 from unifiedarray.backends import Backend, backend_for, register, unregister
 
-from .conftest import DEVICES, SEALED
+from .conftest import DEVICES, SEALED, needs_mlx
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "unifiedarray"
@@ -46,6 +46,11 @@ class Mutable:
     def __setitem__(self, key: object, value: object) -> None:
         self.data[key] = value  # type: ignore[index]
 
+    def copy(self) -> Mutable:
+        out = Mutable()
+        out.data = self.data.copy()
+        return out
+
 
 def test_the_defaults_write_into_the_copy_itself():
     backend = Backend()
@@ -53,7 +58,11 @@ def test_the_defaults_write_into_the_copy_itself():
     assert backend.write(native, lambda n: n.__setitem__(0, 2.0)) is native
     assert backend.fill(native, 3.0) is native and native.data.tolist() == [3.0, 3.0, 3.0]
     assert backend.copy_into(native, np.arange(3.0)) is native and native.data.tolist() == [0.0, 1.0, 2.0]
-    assert backend.detach(native) is native and backend.lease(native) is native
+    assert backend.lease(native) is native  # a lease is the copy itself: its writes reach the buffer
+    # A handle given out for reading is a copy: a write through it is never unseen.
+    handle = backend.detach(native)
+    handle[0] = 9.0
+    assert handle is not native and native.data.tolist() == [0.0, 1.0, 2.0]
     assert backend.record_event(Device("cpu")) is None and backend.view_on_host(native) is None
     assert not backend.poolable and not backend.revocable_leases and backend.uploads_into
 
@@ -273,3 +282,17 @@ for kind in ("cuda", "mlx"): pass
 if dtype.kind == "c": pass
 """
     assert sorted(_kind_decisions(ast.parse(source))) == [2, 3, 4, 5, 6]
+
+
+@needs_mlx
+def test_an_mlx_copy_seen_on_the_host_cannot_be_made_writable():
+    # A pickle or distributed frame of an MLX chunk is MLX's own memory: a
+    # read-only view of MLX's writable export could be marked writable
+    # again by whoever held it, and then write the buffer's copy unseen.
+    import mlx.core as mx
+
+    native = mx.arange(4, dtype=mx.float32)
+    seen = backend_for(Device.parse("mlx")).view_on_host(native)
+    assert seen.tolist() == [0.0, 1.0, 2.0, 3.0] and not seen.flags.writeable
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        seen.flags.writeable = True

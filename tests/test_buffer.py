@@ -527,3 +527,88 @@ def test_a_scalar_read_while_a_host_alias_lives_reads_the_host(device):
     assert moves(lambda: buf.element("float()")) == 0 and buf.element("float()") == 9.0
     assert buf.host_aliased()
     del alias
+
+
+# -- who may write a copy's memory: read handles are copies, leases are seen ---------------
+def _both_current(buf: UnifiedBuffer) -> None:
+    buf.read("mlx")
+    buf.sync_to_host()
+    assert buf.state is BufferState.SYNCHRONIZED  # the state in which an unseen write goes stale
+
+
+@needs_mlx
+@pytest.mark.parametrize("take", ["read", "ended lease"])
+def test_an_mlx_handle_written_through_numpy_never_changes_the_buffer(take):
+    # MLX's arrays export their memory writable through the buffer protocol:
+    # a handle on the buffer's own memory let np.asarray(h)[0] = 99 rewrite
+    # the MLX copy while the host copy still counted as current.
+    buf = UnifiedBuffer((3,), dtype=np.float32, device="mlx")
+    buf.fill(0.0)
+    if take == "read":
+        _both_current(buf)
+        handle = buf.read("mlx")
+    else:
+        handle = buf.mlx
+        _both_current(buf)  # the lease ends: the host copy became valid
+    np.asarray(handle)[0] = 99.0
+    assert buf.to_numpy().tolist() == [0.0, 0.0, 0.0]
+    assert np.asarray(buf.read("mlx")).tolist() == [0.0, 0.0, 0.0]
+
+
+@needs_mlx
+def test_a_live_mlx_lease_written_through_numpy_is_seen_element_by_element():
+    # A fill leaves MLX one element read with stride 0 (a broadcast): a
+    # NumPy write through the lease changed every element.
+    buf = UnifiedBuffer((4,), dtype=np.float32, device="mlx")
+    lease = buf.mlx
+    buf.fill(1.0)
+    np.asarray(lease)[0] = 0.0
+    assert buf.to_numpy().tolist() == [0.0, 1.0, 1.0, 1.0]
+
+
+@needs_mlx
+def test_copy_from_an_mlx_array_keeps_none_of_its_memory():
+    import mlx.core as mx
+
+    buf = UnifiedBuffer((3,), dtype=np.float32, device="mlx")
+    src = mx.zeros((3,))
+    buf.copy_from(src)
+    np.asarray(src)[0] = 7.0  # the caller's array, written after the copy
+    assert np.asarray(buf.read("mlx")).tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("how", ["copy", "deepcopy"])
+def test_a_copied_buffer_shares_nothing_with_the_original(device, how):
+    # copy.copy once shared the original's copies with a validity set of its
+    # own: a write through the copy left the original's host and MLX copies
+    # different, still marked synchronised.
+    import copy
+
+    buf = UnifiedBuffer((3,), dtype=np.float32, device=device)
+    buf.fill(1.0)
+    buf.sync_to_host()
+    before = buf.valid_devices
+    other = copy.copy(buf) if how == "copy" else copy.deepcopy(buf)
+    assert other.placement == buf.placement and buf.valid_devices == before
+    other.host[0] = 42.0
+    other.write(Device.parse(device), lambda n: n.__setitem__(1, 7.0), "test")  # on its device copy too
+    assert buf.valid_devices == before and buf.to_numpy().tolist() == [1.0, 1.0, 1.0]
+    buf.sync_to_host()
+    if device != "cpu":
+        buf.mark_device_dirty()  # read the device copy back: it never changed
+    assert buf.to_numpy().tolist() == [1.0, 1.0, 1.0]
+
+
+@needs_mlx
+def test_the_version_moves_while_a_device_lease_lives():
+    # A write through a live lease (m[0] = 5) reaches the copy without the
+    # buffer hearing of it: the version (what dask tokens key on) stood still.
+    buf = UnifiedBuffer((3,), dtype=np.float32, device="mlx")
+    lease = buf.mlx
+    v = buf.version
+    lease[0] = 5.0
+    assert buf.version > v
+    buf.sync_to_host()  # the lease ends
+    v = buf.version
+    assert buf.version == v  # and with it the counting of reads as writes

@@ -18,7 +18,12 @@ alias always reaches the buffer.  Read-only exports refuse writes, and the
 arrays rebuilt from them are copies that neither see the buffer's writes nor
 write into it.  MLX leases are kept too: the model knows when each one ended
 (any change of the valid set ends it), and a write through it must then
-reach the buffer (live) or not (ended: the handle is detached).
+reach the buffer (live) or not (ended: the handle is detached), also when
+written through NumPy's view of the handle's memory.  MLX handles given out
+for reading (``read``, ``__mlx_array__``) are written through NumPy too:
+never seen.  ``copy.copy`` and ``copy.deepcopy`` of the buffer are written:
+never seen by it.  The version (what dask tokens key on) moves after every
+write path.
 Non-blocking moves are simulated where there is no GPU: the backend's
 asynchronous copy leaves garbage in the destination until its event is
 synchronised, so any path that reads without waiting for
@@ -28,6 +33,7 @@ synchronised, so any path that reads without waiting for
 from __future__ import annotations
 
 import contextvars
+import copy
 import importlib.util
 import pickle
 from concurrent.futures import ThreadPoolExecutor
@@ -228,8 +234,10 @@ class BufferModel(RuleBasedStateMachine):
         dev = self.placement if not self.allocated else "cpu" if "cpu" in self.valid else next(iter(self.valid))
         self.allocated.add(dev)
         self.valid = {dev}
+        before = self.buf.version
         self.step(0, lambda: self.buf.fill(self.value(v).item()))
         self.data[:] = self.value(v)
+        assert self.buf.version > before
 
     @rule(v=st.integers(0, 100), on=SPACES)
     def copy_from(self, v, on):
@@ -405,12 +413,76 @@ class BufferModel(RuleBasedStateMachine):
         def write():
             handle[idx] = mx.array(self.value(v))
 
+        before = self.buf.version
         with ua.track_transfers() as t:
             elsewhere(write) if other_thread else write()
         if epoch == self.epoch:  # a live lease: the write reaches the buffer
             self.data[idx] = self.value(v)
+            assert self.buf.version > before  # and the version (what dask tokens key on) moves
         # an ended lease is detached: the write changed only the handle
         assert t.count == 0 and self.buf.valid_devices == self.valid
+
+    @precondition(lambda self: self.mlx_leases)
+    @rule(pick=st.integers(0, 10), k=st.integers(0, N - 1), v=st.integers(0, 100))
+    def write_kept_mlx_lease_through_numpy(self, pick, k, v):
+        # MLX's arrays export their memory writable through the buffer
+        # protocol: a live lease's memory is the buffer's copy (the write
+        # is seen), an ended lease's is not (it was detached: a copy).
+        handle, epoch = self.mlx_leases[pick % len(self.mlx_leases)]
+        before = self.buf.version
+        with ua.track_transfers() as t:
+            np.asarray(handle)[k] = self.value(v)
+        if epoch == self.epoch:
+            self.data[k] = self.value(v)
+            assert self.buf.version > before  # a live lease may write: the version moves on every read
+        assert t.count == 0 and self.buf.valid_devices == self.valid
+
+    @precondition(lambda self: HAS_MLX and "mlx" in self.allocated and not self.aliased)
+    @rule()
+    def evict_the_mlx_copy(self):
+        # What a device memory limit does to make room (UnifiedBuffer.drop_copy,
+        # spilling): a copy lent as a live lease stays (its writes must keep
+        # reaching the buffer); else a device-only copy moves to the host
+        # first (one move), and the copy goes.
+        if self.buf._pending is not None:
+            return  # a move in flight: never evicted (see drop_copy)
+        mlx = ua.Device.parse("mlx")
+        live = any(epoch == self.epoch for _, epoch in self.mlx_leases) and self.valid == {"mlx"}
+        spill = not live and "mlx" in self.valid and "cpu" not in self.valid
+        if live:
+            assert self.step(0, lambda: self.buf.drop_copy(mlx, spill=True)) is False
+            assert "mlx" in self.buf.allocated_devices
+            return
+        kept = {"cpu"} if spill else set()
+        self.valid = (self.valid | kept) - {"mlx"}
+        self.allocated = (self.allocated | kept) - {"mlx"}
+        assert self.step(1 if spill else 0, lambda: self.buf.drop_copy(mlx, spill=True)) is True
+
+    @precondition(lambda self: HAS_MLX)
+    @rule(how=st.sampled_from(["read", "__mlx_array__"]), k=st.integers(0, N - 1), v=st.integers(0, 100))
+    def write_mlx_read_handle_through_numpy(self, how, k, v):
+        # A handle given out for reading is a copy: writes through NumPy's
+        # view of its memory never reach the buffer.
+        if how == "read":
+            expected = self.model_read("mlx")
+            handle = self.step(expected, lambda: self.buf.read("mlx"))
+        else:
+            expected = self.model_read("mlx")
+            handle = self.step(expected, lambda: from_buffer(self.buf).__mlx_array__())
+        np.asarray(handle)[k] = self.value(v + 1)  # never seen: the next reads check the model's data
+
+    @rule(deep=st.booleans(), v=st.integers(0, 100))
+    def copy_the_buffer(self, deep, v):
+        # copy.copy and copy.deepcopy give a buffer of its own: no move, the
+        # same data, and writes to either never reach the other.
+        other = self.step(0, lambda: copy.deepcopy(self.buf) if deep else copy.copy(self.buf))
+        assert other.shape == self.buf.shape and other.dtype == self.buf.dtype
+        if not self.allocated:
+            assert not other.valid_devices
+            return
+        np.testing.assert_array_equal(other.to_numpy(), self.data)
+        other.fill(self.value(v + 3).item())
+        other.host[0] = self.value(v + 5)  # the original's reads (every later step) must not see these
 
     # -- steps in another thread -------------------------------------------------------
     @rule(dev=SPACES)

@@ -233,3 +233,17 @@ def test_from_dlpack_copies_a_numpy_array_in(device):
     check(x, np.arange(6, dtype=np.int32).reshape(2, 3), device)
     with pytest.raises(ValueError, match="copy=False"):
         xp.from_dlpack(host, copy=False)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_asarray_of_a_list_of_arrays_reads_them_and_marks_nothing(device):
+    # xp.asarray([x, x]) took x's writable host alias: x's device copy then
+    # counted as stale, and its next device use re-uploaded all of x.
+    x = xp.asarray(np.ones(100, np.float32), device=device)
+    x.buffer.sync_to_host()
+    valid = x.buffer.valid_devices
+    y = xp.asarray([x, x])
+    assert y.shape == (2, 100) and x.buffer.valid_devices == valid and not x.buffer.host_aliased()
+    with xp.track_transfers() as moves:
+        xp.sum(x)
+    assert moves.count == 0

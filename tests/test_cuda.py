@@ -97,14 +97,21 @@ def test_numpy_functions_run_on_cuda():
     np.testing.assert_allclose(np.asarray(y), np.sin(np.arange(4.0)))
 
 
+def _gpu_copy(buf, dev):
+    """The buffer's own copy on ``dev``, made current (``read`` gives a copy of it)."""
+    buf.sync_to_device(dev)
+    return buf.allocated(xp.Device.parse(dev))
+
+
 def test_pool_on_cuda_reuses_blocks_and_never_shows_the_last_owners_data():
     pool = xp.MemoryPool()
     a = pool.acquire((1000,), dtype=np.float32, device="cuda:0")
-    ptr = int(a.read("cuda:0").data.ptr)
+    # The copy itself (read gives a copy of it): the pool's block.
+    ptr = int(_gpu_copy(a, "cuda:0").data.ptr)
     a.fill(7.0)  # on the device: a is placed there
     pool.release(a)
     b = pool.acquire((1000,), dtype=np.float32, device="cuda:0")
-    assert int(b.read("cuda:0").data.ptr) == ptr
+    assert int(_gpu_copy(b, "cuda:0").data.ptr) == ptr
     assert pool.stats()["hits"] == 1
     assert not b.read("cuda:0").get().any()  # the device block, not only a host copy
     assert not b.to_numpy().any()

@@ -37,11 +37,13 @@ def _host(native, dev: str) -> np.ndarray:
 def test_release_then_acquire_reuses_the_block_and_never_shows_the_last_owners_data(dev):
     pool = MemoryPool()
     a = pool.acquire((1000,), dtype=np.float32, device=dev)
-    ptr = int(a.read(dev).data.ptr)
+    a.sync_to_device(dev)  # the copy itself (read gives a copy of it): the pool's block
+    ptr = int(a.allocated(ua.Device.parse(dev)).data.ptr)
     a.fill(7.0)
     pool.release(a)
     b = pool.acquire((1000,), dtype=np.float32, device=dev)
-    d = b.read(dev)
+    b.sync_to_device(dev)
+    d = b.allocated(ua.Device.parse(dev))
     assert int(d.data.ptr) == ptr and pool.stats()["hits"] == 1
     assert not _host(d, dev).any()
 
@@ -83,7 +85,7 @@ def test_a_device_view_kept_after_release_holds_its_block(dev):
     pool = MemoryPool()
     a = pool.acquire((256,), dtype=np.float64, device=dev)
     a.fill(1.0)
-    view = a.read(dev)
+    view = a.device  # the pool's block itself, lent (read gives a copy of it)
     pool.release(a)
     b = pool.acquire((256,), dtype=np.float64, device=dev)
     b.fill(9.0)

@@ -111,7 +111,10 @@ def test_mark_device_dirty_orders_after_the_stream_current_when_marked():
     buf = UnifiedBuffer((N,), dtype=np.float32, device="cuda:0")
     buf.fill(0.0)
     with stream_b:
-        raw = buf.read("cuda:0")  # a read: what the caller writes next, the library cannot see
+        # The copy's memory as an outside kernel's raw pointer sees it (a
+        # read, ordered on this stream): the library cannot see what the
+        # caller writes there.
+        raw = buf._acquire(xp.Device.parse("cuda:0"), False, "an outside kernel's pointer")
         raw.fill(4.0)
         buf.mark_device_dirty()
     np.testing.assert_array_equal(buf.to_numpy(), np.full(N, 4.0, np.float32))

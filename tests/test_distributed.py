@@ -378,7 +378,9 @@ def test_dask_workload_under_a_device_limit(client):
     finally:
         client.run(_spill.set_device_memory_limit, "mlx", None)
     assert out == pytest.approx(float((host * 2.0 + 1.0).sum()))
-    assert all(u is not None and u <= 2 * 2**20 for u in used.values())
+    # Within the limit, besides the 8 MiB parent the chunks have just read: a
+    # copy larger than the limit stays while it is in use (_spill's policy).
+    assert all(u is not None and u <= 2 * 2**20 + host.nbytes for u in used.values())
     # 16 persisted MLX chunks of 512 KiB: some live on MLX, the rest were spilled to the host.
     on_mlx = sum(w[0] for w in where.values())
     spilled = sum(w[1] for w in where.values())
@@ -439,3 +441,56 @@ def test_numpy_calls_on_mlx_chunks_stay_on_mlx(name):
     np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-12)
     assert np.asarray(out).dtype == np.asarray(expected).dtype
     assert t.count == 0, t.by_reason()
+
+
+@needs_mlx
+def test_a_write_through_a_live_mlx_lease_changes_the_token(client):
+    # A lease's writes (m[0] = 5, m += 1) reach the MLX copy without the
+    # buffer hearing of each: while it lives every token is new, so the
+    # cluster never returns a sum computed before the write.
+    x = xp.asarray(np.zeros(4, np.float32), device="mlx")
+    m = x.buffer.mlx
+    before = float(client.submit(xp.sum, x).result())
+    t0 = tokenize(x)
+    m[0] = 5.0
+    assert tokenize(x) != t0
+    after = float(client.submit(xp.sum, x).result())
+    m += 1
+    assert (before, after, float(client.submit(xp.sum, x).result())) == (0.0, 5.0, 9.0)
+
+
+_FORK_SCRIPT = """
+import os
+import numpy as np
+import dask.array as da
+from dask.base import tokenize
+import unifiedarray as xp
+
+xp.asarray(np.zeros(2))  # the count has started before the fork
+read, write = os.pipe()
+pid = os.fork()
+x = xp.asarray(np.arange(4.0) + (pid == 0))  # each process's next array, different data
+mine = f"{tokenize(x)} {da.from_array(x, chunks=2).name}"
+if pid == 0:
+    os.write(write, mine.encode())
+    os._exit(0)
+os.close(write)
+with os.fdopen(read) as pipe:
+    theirs = pipe.read()
+os.waitpid(pid, 0)
+print("same" if set(mine.split()) & set(theirs.split()) else "apart")
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_forked_child_never_gives_the_parents_tokens_or_dask_names():
+    # Parent and child number their buffers from the same count after
+    # os.fork(): without a tag of its own, the child's next array got the
+    # parent's next array's token (and the same da.from_array name).  In a
+    # process of its own: this one runs threads (the cluster), which a fork
+    # must not copy.
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _FORK_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "apart"

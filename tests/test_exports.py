@@ -352,3 +352,44 @@ def test_a_real_error_from_cupys_dlpack_exporter_is_not_swallowed(monkeypatch):
     x = xp.asarray(np.arange(4.0), device="cuda:0")
     with pytest.raises(TypeError, match="cannot be exported"):
         x.__dlpack__(max_version=(1, 0), copy=False)
+
+
+# -- the library's own reads and questions move and mark nothing ---------------------------
+@needs_mlx
+def test_mlx_array_export_is_a_copy_that_numpy_writes_never_reach():
+    x = xp.asarray(np.zeros(3, np.float32), device="mlx")
+    second_copy(x)
+    handle = x.__mlx_array__()
+    np.asarray(handle)[0] = 99.0
+    assert x.buffer.to_numpy().tolist() == [0.0, 0.0, 0.0] and float(xp.sum(x)) == 0.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_asarray_copy_false_of_a_view_numpy_cannot_express_raises_value_error(device):
+    # NumPy 2's protocol: copy=False raises where only a copy would do (a
+    # reshape of a strided slice); it returned a read-only copy.
+    x = xp.reshape(xp.asarray(np.arange(12.0).reshape(3, 4), device=device)[:, :2], (6,))
+    with pytest.raises(ValueError, match="copy"):
+        np.asarray(x, copy=False)
+    assert np.asarray(x).tolist() == [0.0, 1.0, 4.0, 5.0, 8.0, 9.0]  # copy=None still answers
+
+
+@needs_mlx
+def test_asking_the_dlpack_device_moves_nothing():
+    # With no MLX copy made yet, __dlpack_device__ uploaded the whole array.
+    x = xp.asarray(np.ones(1000, np.float32), device="mlx")
+    x.buffer.sync_to_host()
+    x.buffer.drop_copy(x.device, spill=False)  # the host copy alone is current and allocated
+    with xp.track_transfers() as moves, xp.transfer_guard("disallow"):
+        assert x.__dlpack_device__() == (1, 0)
+    assert moves.count == 0
+
+
+@needs_mlx
+def test_from_dlpack_to_the_cpu_of_a_host_current_array_uploads_nothing():
+    x = xp.asarray(np.arange(4, dtype=np.float32), device="mlx")
+    x.buffer.sync_to_host()
+    x.buffer.drop_copy(x.device, spill=False)
+    with xp.track_transfers() as moves:
+        out = np.from_dlpack(x, device="cpu")
+    assert moves.count == 0 and out.tolist() == [0.0, 1.0, 2.0, 3.0]

@@ -22,6 +22,22 @@ write marks its copy.  A writable handle (``.host``, ``.device``, ``.mlx``,
 ``.metal``) counts as a write when it is handed out, because the library
 cannot see what the caller does with it.
 
+**Who may write a copy's memory, and how the buffer learns of it**: one
+rule for every handle that leaves the buffer.  A handle is
+
+* **read-only** (the host's read exports: ``to_numpy``, ``read("cpu")``,
+  pickle and distributed frames; the CUDA Array Interface's read-only flag),
+* **a copy** that shares no memory with the buffer's (``read`` on a
+  device, ``__mlx_array__``, MLX's DLPack exports: ``Backend.detach``,
+  ``Backend.copy``; and what comes in, ``copy_from``, is copied), or
+* **a lease** (a host alias from :meth:`UnifiedBuffer.export_host`, a
+  device copy from :meth:`UnifiedBuffer.lease`): a write, whose later
+  writes the buffer sees, and while it lives :attr:`UnifiedBuffer.version`
+  counts every read as a write (what dask tokens key on).  A lease ends
+  when another copy becomes valid; a revocable one (MLX's) is detached
+  then, so nothing written through it (or a NumPy view of it) afterwards
+  reaches the buffer.
+
 Host memory leaves the buffer writable by one path only,
 :meth:`UnifiedBuffer.export_host` (behind ``.host``, ``np.asarray``,
 DLPack, ...): the array it hands out is a view whose memory is owned by the
@@ -182,7 +198,7 @@ def _alone_refs() -> int:
 _ANCHOR_ALONE = _alone_refs()
 
 
-_MAKE_LOCK = threading.Lock()
+_MAKE_LOCK = threading.Lock()  # a leaf lock: see backends/mlx_evaluation.py, "Lock order"
 
 # frozenset({device}) per device, shared: "only this copy is valid".
 _ONLY: dict[Device, frozenset] = {}
@@ -286,7 +302,7 @@ class UnifiedBuffer:
     _lock_obj: Any
     _anchor: Any  # the export anchor (see export_host), or None: never exported, or no alias left
     _copy_back: Any  # the transfer judged for a write's copy back past a host alias (_acquire_past_alias), or None
-    _leased: Device | None  # the device whose copy is lent as a revocable handle (Backend.revocable_leases)
+    _leased: Device | None  # the device whose copy is lent as a live lease (detached at its end where revocable)
     #: The copy on :attr:`placement` when it is current and no move is in
     #: flight (what may be read there directly, with no lock and no sync),
     #: else None.  Kept by the buffer at every change of its state: read it,
@@ -388,7 +404,10 @@ class UnifiedBuffer:
             with _MAKE_LOCK:
                 lock = self._lock_obj
                 if lock is None:
-                    # threading.RLock is a Python function around this.
+                    # threading.RLock is a Python function around this.  Second
+                    # in the library's lock order (backends/mlx_evaluation.py,
+                    # "Lock order"): one at a time; the evaluation lock is taken
+                    # under it, never the reverse.
                     lock = self._lock_obj = _thread.RLock()
         return lock
 
@@ -447,9 +466,19 @@ class UnifiedBuffer:
     def version(self) -> int:
         """How many writes this buffer has seen (what dask tokens and caches
         key on): it changes whenever the data may have, so each read of it
-        while an alias of the host copy may be alive (see
-        :meth:`export_host`) counts as a write (the alias may have written)."""
-        if self._anchor is not None and self.host_aliased():
+        while a writable handle may write unseen counts as a write: an alias
+        of the host copy (see :meth:`export_host`) or a live lease of a
+        device copy (``.mlx``, ``.device``: its writes, ``m[0] = 5``, reach
+        the copy without the buffer hearing of each).
+
+        Example
+        -------
+        >>> from unifiedarray import UnifiedBuffer
+        >>> b = UnifiedBuffer((2,)); b.fill(0.0); v = b.version
+        >>> h = b.host; b.version > v   # an alias may write at any time
+        True
+        """
+        if self._leased is not None or (self._anchor is not None and self.host_aliased()):
             self._version += 1
         return self._version
 
@@ -886,14 +915,21 @@ class UnifiedBuffer:
                 self._follow_streams()
 
     def _revoke_leases(self) -> None:
-        """End the revocable lease handed out, if any: the handle is
-        detached (the buffer keeps a new handle on the data,
-        ``Backend.detach``).  Host memory needs no revoking: its aliases are
-        seen (see :meth:`export_host`)."""
+        """End the lease handed out, if any.  A revocable one
+        (``Backend.revocable_leases``) is detached: the buffer keeps a copy
+        of the data that shares no memory with the handle
+        (``Backend.detach``), so no write through the handle, or through a
+        NumPy view or memoryview taken of it, reaches the buffer after its
+        lease.  Other handles cannot be revoked (CUDA's are raw device
+        memory): writes through them after their lease are the case
+        ``mark_device_dirty()`` exists for.  Host memory needs no revoking:
+        its aliases are seen (see :meth:`export_host`)."""
         dev = self._leased
         if dev is not None:
-            self._copies[dev] = backend_for(dev).detach(self._copies[dev])
             self._leased = None
+            backend = backend_for(dev)
+            if backend.revocable_leases and dev in self._copies:
+                self._copies[dev] = backend.detach(self._copies[dev])
             self._refresh()
 
     def lease(self, dev: Device, reason: str) -> Any:
@@ -918,8 +954,10 @@ class UnifiedBuffer:
                 # ready to be written by the caller (MLX: on the library's
                 # stream), and detached when the lease ends.
                 native = self._copies[dev] = backend.lease(native)
-                self._leased = dev
                 self._refresh()
+            # Lent until the valid set next changes: the version counts each
+            # read meanwhile as a write, and a spill keeps the copy.
+            self._leased = dev
             self._record_lease(dev)  # where the caller's writes will queue
             return native
 
@@ -966,8 +1004,9 @@ class UnifiedBuffer:
         at once where another copy is current; with ``spill``, after moving
         a device-only copy to the host (counted, reason "spill").  False
         where it cannot be done now: the buffer is in use by another thread
-        (never waited for: no lock-order deadlock), a move is in flight, or
-        the copy is a pooled block (freeing it would free nothing)."""
+        (never waited for: no lock-order deadlock), a move is in flight, the
+        copy is a pooled block (freeing it would free nothing), or it is lent
+        as a live lease (a handle from :meth:`lease` still held)."""
         lock = self._lock
         if not lock.acquire(blocking=False):
             return False
@@ -976,6 +1015,15 @@ class UnifiedBuffer:
                 return True  # already gone
             if self._pending is not None or self._released or self._pool_allocation is not None:
                 return False
+            if self._leased is dev:
+                # A live lease is never ended by an eviction: writes through
+                # the handle must keep reaching this copy (and dropping a copy
+                # a handle holds frees nothing).  Live: referred to beyond
+                # this buffer's slots (the copies and ready) and this local.
+                native = self._copies[dev]
+                if sys.getrefcount(native) > _ANCHOR_ALONE + (native is self.ready):
+                    return False
+                del native
             if dev in self._valid and CPU not in self._valid:
                 if not spill:
                     return False
@@ -1017,7 +1065,12 @@ class UnifiedBuffer:
 
     def read(self, device: DeviceLike = CPU) -> Any:
         """The current data on ``device``, for reading: syncs a stale copy,
-        marks nothing.  On the host the result is a read-only view.
+        marks nothing.  On the host the result is a read-only view; on a
+        device, whose arrays carry no read-only flag (CuPy's, MLX's), a copy
+        there (``Backend.detach``) that shares no memory with the buffer's,
+        so a write through it, or through a NumPy view of it, is never an
+        unseen write.  For zero-copy device access take a lease
+        (:attr:`mlx`, :attr:`device`: counted as a write).
 
         Example
         -------
@@ -1029,10 +1082,8 @@ class UnifiedBuffer:
         dev = Device.parse(device)
         if dev == CPU:
             return self.export_host("UnifiedBuffer.read", writable=False)
-        # Backend.detach: a handle whose writes cannot reach the copy where
-        # the backend can give one (MLX's in-place writes rebind only the
-        # handle they are made through); the copy itself elsewhere.
-        return backend_for(dev).detach(self._acquire(dev, False, "UnifiedBuffer.read"))
+        with self._lock:  # the copy is taken before another thread can write
+            return backend_for(dev).detach(self._acquire(dev, False, "UnifiedBuffer.read"))
 
     # -- documented properties -----------------------------------------------
     @property
@@ -1177,10 +1228,9 @@ class UnifiedBuffer:
             return
         assert backend is not None
         self._check_copy(tuple(array.shape), backend.dtype_of(array))
-        # A handle of the caller's data that is settled here, in the caller's
-        # thread (MLX: the caller's lazy graph, which only this thread can
-        # evaluate); the array itself on other backends.
-        array = backend.detach(array)
+        # Backend.copy_into copies: the buffer's copy never shares memory
+        # with the caller's array, whose later writes (MLX's through NumPy
+        # too) must not reach it.
         with self._lock:
             native = self._acquire(dev, True, "UnifiedBuffer.copy_from", overwrite=True)
             self._publish(dev, backend.copy_into(native, array, in_place=self._leased is dev))
@@ -1193,6 +1243,34 @@ class UnifiedBuffer:
         if _rules.cast_into(np.dtype(dtype), self.dtype, "copy_from", casting="same_kind"):
             raise TypeError(f"copy_from: a {dtype} array into a {self.dtype} buffer would drop the imaginary part")
 
+    def __copy__(self) -> UnifiedBuffer:
+        """A new buffer holding a copy of this one's current data (on the
+        device where it is current; no move), with its shape, dtype,
+        placement and pinning: ``copy.copy`` and ``copy.deepcopy`` give
+        buffers that share nothing, so a write to either is never seen by
+        the other, and neither's copies are marked current by the other.
+
+        Example
+        -------
+        >>> import copy
+        >>> from unifiedarray import UnifiedBuffer
+        >>> a = UnifiedBuffer((2,)); a.fill(1.0)
+        >>> b = copy.copy(a); b.fill(2.0); a.to_numpy().tolist(), b.to_numpy().tolist()
+        ([1.0, 1.0], [2.0, 2.0])
+        """
+        with self._lock:
+            valid = self._valid
+            if not valid:
+                return _copy_holding(self, None, None)
+            # The placement where it is current, else the host, else a device.
+            dev = self.placement if self.placement in valid else CPU if CPU in valid else next(iter(valid))
+            native = self._acquire(dev, False, "copy")
+            return _copy_holding(self, dev, native.copy() if dev is CPU else backend_for(dev).copy(native))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> UnifiedBuffer:
+        """:meth:`__copy__`: a buffer's data holds no Python objects."""
+        return self.__copy__()
+
     def to_numpy(self) -> np.ndarray:
         """The data on the host as a read-only NumPy view (synced first if
         stale; marks nothing).  Use ``.copy()`` for an array you own."""
@@ -1203,6 +1281,22 @@ class UnifiedBuffer:
             f"UnifiedBuffer(shape={self._shape}, dtype={self.dtype.name}, placement={self.placement}, "
             f"state={self.state.name}, valid={sorted(self._valid)})"
         )
+
+
+def _copy_holding(like: UnifiedBuffer, dev: Device | None, data: Any) -> UnifiedBuffer:
+    """A new buffer of ``like``'s shape, dtype, placement and pinning whose
+    only copy is ``data`` on ``dev`` (None: no data yet), for
+    :meth:`UnifiedBuffer.__copy__`."""
+    self: UnifiedBuffer = UnifiedBuffer.__new__(UnifiedBuffer)
+    self._setup(like.shape, like.dtype, like.placement, like.pinned)
+    if dev is not None:
+        self._copies = {dev: data}
+        with self._lock:
+            self._set_valid(_only(dev))
+        hook = DEVICE_COPY_HOOK[0]
+        if hook is not None and dev is not CPU:
+            hook(self, dev)
+    return self
 
 
 class _OrderAfter:
@@ -1360,7 +1454,7 @@ _ELEMENT_READERS: dict[Device, tuple[str, Callable[[Any], Any], bool]] = {}
 
 # Guards _ELEMENT_READERS' entries against a registry change in between
 # (its count of forgettings, _READERS_FORGOTTEN, says whether one came).
-_READERS_LOCK = threading.Lock()
+_READERS_LOCK = threading.Lock()  # a leaf lock: see backends/mlx_evaluation.py, "Lock order"
 _READERS_FORGOTTEN = [0]
 
 

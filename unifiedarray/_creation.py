@@ -21,6 +21,7 @@ from ._array import UnifiedArray, from_buffer, python_scalar
 from ._buffer import UnifiedBuffer, upload_new
 from ._devices import CPU, Device, DeviceLike
 from ._dtypes import PYTHON_TYPES, as_dtype, default_complex, default_float
+from ._foreign import host_data
 from .backends import all_backends, backend_for, backend_of_native
 
 __all__ = [
@@ -241,7 +242,7 @@ def asarray(
         dev = _placement.placement(None)
         if dev == CPU:
             # The commonest call, kept short: a list of numbers to the host.
-            host = np.asarray(obj)
+            host = host_data(obj)
             if host.dtype.kind in "biuf" or host.dtype == np.complex128:
                 return _results.adopt(host, CPU, host.dtype)
     dt = None if dtype is None else as_dtype(dtype)
@@ -281,8 +282,8 @@ def _to_host_array(obj: Any, dt: np.dtype | None, dev: Device) -> np.ndarray:
             return np.asarray(_rules.element(dt, obj, "asarray"), dtype=dt)
         return np.asarray(obj, dtype=dt)
     if isinstance(obj, (list, tuple)):
-        # UnifiedArrays nested in the sequence convert through __array__.
-        arr = np.asarray(obj, dtype=dt)
+        # UnifiedArrays nested in the sequence convert through __array__, read.
+        arr = host_data(obj, dtype=dt)
         if dt is None:
             if arr.dtype == np.float64:
                 arr = arr.astype(default_float(dev), copy=False)
@@ -292,7 +293,7 @@ def _to_host_array(obj: Any, dt: np.dtype | None, dev: Device) -> np.ndarray:
                 raise TypeError(f"asarray: cannot make an array of {arr.dtype} from {type(obj).__name__}")
         return arr
     return _intake.standard_host(
-        np.asarray(obj, dtype=dt), f"asarray: unsupported input {type(obj).__name__} (dtype {{dtype}})"
+        host_data(obj, dtype=dt), f"asarray: unsupported input {type(obj).__name__} (dtype {{dtype}})"
     )
 
 

@@ -59,6 +59,7 @@ from ._access import native_on
 from ._array import UnifiedArray, from_buffer
 from ._buffer import upload_new
 from ._devices import CPU, Device, DeviceLike
+from ._foreign import host_data
 from ._pickling import DeviceUnavailableWarning, host_frame, host_from_bytes, restore
 from ._pickling import _rebuild as _rebuild  # older pickles name unifiedarray._dask._rebuild
 from ._policy import get_default_device
@@ -86,6 +87,18 @@ _PROCESS_TAG = os.urandom(8).hex()  # tells this process's serials from another'
 _SERIAL = itertools.count(1)  # never goes back: a serial is never reused
 _SERIALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _SERIAL_LOCK = threading.Lock()
+
+
+def _new_process() -> None:
+    """After ``os.fork()``, in the child: a tag of its own, so that the
+    arrays parent and child go on to make and write (each numbering its
+    buffers from the same count) never share a token, nor a dask name."""
+    global _PROCESS_TAG, _SERIAL_LOCK
+    _PROCESS_TAG = os.urandom(8).hex()
+    _SERIAL_LOCK = threading.Lock()  # the parent's may have been held by a thread the child lacks
+
+
+os.register_at_fork(after_in_child=_new_process)
 
 
 def _serial(buf: Any) -> int:
@@ -440,7 +453,7 @@ def intake_chunk(data: Any, device: str | None = None, **kwargs: Any) -> Unified
     dev = backend_device() if device is None else Device.parse(device)
     if type(data) is UnifiedArray:
         return data if data.device == dev else data.to_device(dev)
-    host = np.array(data, copy=True)  # a copy the new array owns (the chunk may be shared)
+    host = host_data(data, copy=True)  # a copy the new array owns (the chunk may be shared)
     if dev is CPU:
         return adopt(host, CPU, host.dtype)
     return from_buffer(upload_new(host, dev, "to_backend", explicit=True))

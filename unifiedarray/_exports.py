@@ -6,7 +6,8 @@
   so the buffer knows while it (or anything derived from it) is alive and
   keeps the host copy authoritative meanwhile (device reads re-sync from
   it, device writes are copied back to it: counted, ``"host alias: ..."``).
-  Read-only only for a view NumPy cannot express (a copy of its data).
+  Read-only only for a view NumPy cannot express (a copy of its data;
+  ``copy=False`` raises ``ValueError`` there, as NumPy 2's protocol asks).
 * ``__dlpack__``: the copy on the array's own device.  A host export is
   the alias ``np.asarray`` gives (writable; the buffer sees it) unless the
   consumer asks for a copy.  A zero-copy device export is a lease (a
@@ -30,9 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from ._access import native_on, writable_native
+from ._access import native_on, readonly_host, writable_native
 from ._array import UnifiedArray
 from ._devices import CPU, MLX
+from ._foreign import READING
 from .backends import backend_for
 
 __all__ = ["array", "cuda_array_interface", "cupy_get_ndarray", "dlpack", "dlpack_device", "mlx_array"]
@@ -40,6 +42,11 @@ __all__ = ["array", "cuda_array_interface", "cupy_get_ndarray", "dlpack", "dlpac
 
 def array(x: UnifiedArray, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
     """``x.__array__``: see the module's docstring."""
+    if READING.active:
+        # The library's own read of foreign data holding x (xp.asarray([x, x])):
+        # read-only host data, marking nothing (_foreign.host_data).
+        host = readonly_host(x, "__array__")
+        return host if dtype is None or np.dtype(dtype) == x.dtype else host.astype(dtype)
     if dtype is not None and np.dtype(dtype) != x.dtype:
         if copy is False:
             raise ValueError("__array__(copy=False) with a different dtype needs a copy")
@@ -50,8 +57,14 @@ def array(x: UnifiedArray, dtype: Any = None, copy: bool | None = None) -> np.nd
         # On every device the same: a writable alias whose writes reach x
         # and which sees x's writes (the buffer knows it may be alive).
         return writable_native(x, CPU, "__array__")
-    except BufferError:
-        pass  # a view NumPy cannot express (a reshape of a strided slice): read-only below
+    except BufferError as refused:
+        # A view NumPy cannot express (a reshape of a strided slice): NumPy 2's
+        # protocol asks copy=False to raise where only a copy would do.
+        if copy is False:
+            raise ValueError(
+                "__array__(copy=False): this view of a UnifiedArray is not one block of host memory "
+                "(a reshape of a strided view), so it cannot be returned without a copy"
+            ) from refused
     view = native_on(x, CPU, "__array__").view()
     view.flags.writeable = False
     return view
@@ -79,9 +92,13 @@ def dlpack(
         )
     kwargs: dict[str, Any] = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
     versioned = max_version is not None and tuple(max_version) >= (1, 0)
-    if dl_device is not None and tuple(dl_device) == tuple(dlpack_device(self)):
-        dl_device = None  # already there (MLX's CPU build lives in host memory)
-    if dl_device is not None and dl_device[0] == 1 and dev != CPU:
+    to_host = dl_device is not None and dl_device[0] == 1 and dev != CPU  # the consumer wants host memory
+    if to_host and tuple(dl_device) == tuple(dlpack_device(self)):  # type: ignore[arg-type]
+        # Already there (MLX's CPU build lives in host memory): the device's
+        # own export, unless the host copy is current and a copy is allowed,
+        # which then nothing uploads first.
+        to_host = copy is not False and CPU in self.buffer.valid_devices
+    if to_host:
         # The consumer wants the data on the CPU: that is a copy.
         if copy is False:
             raise BufferError(f"__dlpack__: data lives on {dev}; a CPU export needs copy=True or None")
@@ -135,11 +152,16 @@ def dlpack_device(self: UnifiedArray) -> tuple[int, int]:
     if dev == CPU:
         return (1, 0)
 
-    def native() -> Any:  # any copy on dev, current or stale, tells its device
-        found = self.buffer.allocated(dev)
-        return native_on(self, dev, "__dlpack_device__") if found is None else found
+    backend = backend_for(dev)
 
-    return backend_for(dev).dlpack_device(dev, native)
+    def native() -> Any:
+        # Any copy on dev, current or stale, tells its device; where none is
+        # made yet, an empty array there does: asking where data lives
+        # moves nothing.
+        found = self.buffer.allocated(dev)
+        return backend.zeros((0,), self.dtype, dev) if found is None else found
+
+    return backend.dlpack_device(dev, native)
 
 
 def _cuda_native(self: UnifiedArray, reason: str) -> Any:

@@ -51,6 +51,8 @@ import numpy as np
 from numpy.exceptions import AxisError
 from numpy.lib.array_utils import normalize_axis_tuple
 
+from ._foreign import host_data
+
 __all__ = [
     "BASIC_TYPES",
     "Index",
@@ -239,7 +241,7 @@ def sequence_array(k: list | tuple) -> np.ndarray:
     """A list (or a tuple inside a tuple key) in a key as NumPy reads it: an
     array, ``intp`` where it is empty; ``IndexError`` where it holds
     anything but integers and booleans (a ragged one: NumPy's ValueError)."""
-    host = np.asarray(k)
+    host = host_data(k)  # a read: UnifiedArrays in it (a[[i, j]]) are not taken as written
     if host.size == 0 and host.dtype.kind == "f":
         return host.astype(np.intp)  # x[[]], as NumPy reads it
     if host.dtype.kind not in "iub":

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _calls
 from ._array import UnifiedArray
+from ._foreign import host_data
 
 __all__ = ["take", "take_along_axis"]
 
@@ -28,7 +29,7 @@ def take(x: UnifiedArray, indices: UnifiedArray, /, *, axis: int | None = None) 
         raise ValueError(f"take: axis is required for an array of {x.ndim} dimensions")
     kind = indices.dtype.kind if type(indices) is UnifiedArray else None
     if kind is None and isinstance(indices, _INDEX_CONTAINERS):
-        kind = np.asarray(indices).dtype.kind
+        kind = host_data(indices).dtype.kind
         if kind == "O":  # Python ints past int64 (2**70): NumPy's own OverflowError, below
             kind = None
     if kind is not None and kind not in "iu":

@@ -24,6 +24,7 @@ from . import _rules
 from ._array import UnifiedArray
 from ._devices import CPU
 from ._dtypes import PYTHON_TYPES
+from ._foreign import host_data
 from ._results import adopt, wrap_result
 from .backends import backend_of_native
 
@@ -83,7 +84,7 @@ def intake_host(value: Any, what: str) -> UnifiedArray:
     standard's dtypes (data in the other byte order comes in as the same
     dtype in native order); a ``TypeError`` starting with ``what`` for
     data of another kind."""
-    host = standard_host(np.array(value, copy=True), f"{what} {type(value).__name__} of dtype {{dtype}}")
+    host = standard_host(host_data(value, copy=True), f"{what} {type(value).__name__} of dtype {{dtype}}")
     return adopt(host, CPU, host.dtype)
 
 

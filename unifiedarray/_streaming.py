@@ -13,11 +13,10 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-import numpy as np
-
 from ._array import UnifiedArray, from_buffer
 from ._buffer import UnifiedBuffer, adopt
 from ._devices import Device, DeviceLike
+from ._foreign import host_data
 from ._policy import get_default_device
 from .backends import backend_for
 
@@ -44,7 +43,7 @@ def prefetch(batches: Iterable[Any], device: DeviceLike | None = None, *, depth:
     pinned = backend_for(dev).pinned_uploads_async  # only CUDA copies asynchronously from page-locked memory
     queue: deque[UnifiedBuffer] = deque()
     for batch in batches:
-        host = np.asarray(batch)
+        host = host_data(batch)  # a read: a UnifiedArray batch is not taken as written
         buf = UnifiedBuffer(host.shape, host.dtype, device=dev, pinned=pinned)
         buf.copy_from(host)
         if not dev.is_host:

@@ -350,16 +350,20 @@ class Backend:
         """``native[...] = src``: ``src``, another of this backend's arrays on
         the same device, copied into the copy ``native`` (cast to its dtype
         under ``same_kind`` rules), for ``UnifiedBuffer.copy_from``; returns
-        the copy that holds the result, as :meth:`write`."""
+        the copy that holds the result, as :meth:`write`, which shares no
+        memory with ``src`` (the caller may go on writing ``src``)."""
         native[...] = src
         return native
 
     def detach(self, native: Any) -> Any:
         """A handle on ``native``'s data that is safe to give out for
-        reading: one whose writes cannot reach the buffer's copy where the
-        backend can make one cheaply (MLX: a new handle, evaluated in the
-        caller's thread), ``native`` itself elsewhere."""
-        return native
+        reading and shares no writable memory with it: what
+        ``UnifiedBuffer.read`` hands out on a device, and what the buffer
+        keeps at a revocable lease's end.  The default is :meth:`copy`:
+        device arrays carry no read-only flag (CuPy's, MLX's), so a handle
+        on the same memory could be written unseen.  A backend whose
+        arrays can be handed out read-only may return such a view."""
+        return self.copy(native)
 
     def lease(self, native: Any) -> Any:
         """``native`` (the buffer's copy) made ready to be handed out as a
