@@ -1,10 +1,18 @@
 """Device memory limits (``unifiedarray/_spill.py``): under a limit, copies
 that the host also holds are dropped first, then device-only copies are
 spilled to the host (each spill an explicit, counted move), and every array
-still reads back as its model says, on the host and on the device.  The
-limits on dask workers are tested with the cluster, in test_distributed.py."""
+still reads back as its model says, on the host and on the device; a lent
+copy is never spilled; a parent read through views stays while it is read;
+threads evict at once without a deadlock.  The limits on dask workers are
+tested with the cluster, in test_distributed.py."""
 
 from __future__ import annotations
+
+import concurrent.futures
+import contextvars
+import threading
+import time
+from multiprocessing.pool import ThreadPool
 
 import numpy as np
 import pytest
@@ -126,3 +134,216 @@ def test_memory_limit_arguments():
         _spill.set_device_memory_limit("cpu", "1 GiB")
     with pytest.raises(ValueError):
         _spill.set_device_memory_limit("cuda:3", "1 GiB")
+
+
+@needs_mlx
+def test_a_live_lease_is_never_spilled_and_its_writes_reach_the_array(mlx_limit):
+    """A copy lent as a writable handle (``buf.mlx``) stays on the device
+    under pressure while the handle is held, so a write through it after an
+    unrelated allocation over the limit is seen by the array, on MLX and on
+    the host; once the handle is gone, the copy is evicted like any other."""
+    mlx_limit(3 * 2**20)
+    x = xp.asarray(np.zeros(131072), device="mlx") + 1.0  # 1 MiB, device-only
+    m = x.buffer.mlx  # a live lease
+    with xp.track_transfers() as t:
+        others = [xp.asarray(np.ones(131072), device="mlx") + 2.0 for _ in range(4)]  # unrelated, over the limit
+    assert [r for r in t.records if r.reason == "spill"]  # the limit did evict (the others)
+    assert "mlx" in x.buffer.allocated_devices  # ... but not the lent copy
+    m[0] = 5.0  # a write through the handle, after the pressure
+    assert float(xp.sum(x)) == 131071.0 + 5.0  # seen on MLX
+    assert np.asarray(x)[0] == 5.0 and np.asarray(x)[1] == 1.0  # and on the host
+    del m  # the handle is gone: the lease no longer pins the copy
+    handle = x.buffer.mlx  # a lease again (the host read above ended the first), dropped at once
+    del handle
+    for _ in range(4):
+        others.append(xp.asarray(np.ones(131072), device="mlx") + 4.0)
+    assert "mlx" not in x.buffer.allocated_devices  # a lease no one holds does not pin the copy
+    assert float(xp.sum(x)) == 131071.0 + 5.0
+    assert _spill.device_memory_usage("mlx") <= 3 * 2**20
+
+
+class _DaemonThreads(concurrent.futures.Executor):
+    """A pool for dask's threaded scheduler on daemon threads, so that a
+    deadlock fails a test instead of hanging the interpreter's exit (dask's
+    own pool is joined then); each task runs in its submitter's context, as in
+    dask's own pool, so that the ledger counts the workers' moves."""
+
+    def __init__(self, workers: int) -> None:
+        self._pool = ThreadPool(workers)
+        self._max_workers = workers  # what dask's scheduler reads
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        context = contextvars.copy_context()
+
+        def call() -> None:
+            try:
+                future.set_result(context.run(fn, *args, **kwargs))
+            except BaseException as exc:  # pragma: no cover - handed to dask
+                future.set_exception(exc)
+
+        self._pool.apply_async(call)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._pool.terminate()
+
+
+def _views_pass(scheduler: str, workers: int, keep_chunks: bool = False, timeout: float = 60.0):
+    """``(x * 2 + 1).sum()`` over 8 MiB of chunks that are views of one MLX
+    parent (as docs/distributed.md builds them), under a 2 MiB limit, with
+    dask's ``scheduler`` (``workers`` threads); with ``keep_chunks``, the
+    chunks of ``x * 2 + 1`` are computed too and held (8 MiB of device-only
+    results: some must be spilled).  Run in a daemon thread joined with
+    ``timeout``: a deadlock fails the test instead of hanging it.  Returns
+    (the sum, the chunks, the host's array, the ledger)."""
+    import dask
+    import dask.array as da
+
+    host = np.random.default_rng(2).random((1024, 1024))  # 8 MiB: four times the limit
+    _spill.set_device_memory_limit("mlx", "2 MiB")
+    out: dict = {}
+
+    def run() -> None:
+        try:
+            x = da.from_array(xp.asarray(host, device="mlx"), chunks=(128, 256))  # 32 views of one parent
+            y = x * 2 + 1
+            wanted = [y.sum(), *(y.to_delayed().ravel() if keep_chunks else ())]
+            with xp.track_transfers(max_records=None) as t:
+                if scheduler == "threads":
+                    pool = _DaemonThreads(workers)
+                    try:
+                        got = dask.compute(*wanted, scheduler="threads", pool=pool)
+                    finally:
+                        pool.shutdown()
+                else:
+                    got = dask.compute(*wanted, scheduler="synchronous")
+                out["sum"] = float(got[0])
+            out["chunks"], out["ledger"] = got[1:], t
+        except BaseException as exc:  # pragma: no cover - raised below
+            out["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    assert not thread.is_alive(), f"dask's {scheduler!r} scheduler under a device limit did not finish (a deadlock)"
+    if "error" in out:
+        raise out["error"]
+    return out["sum"], out["chunks"], host, out["ledger"]
+
+
+@needs_mlx
+def test_dask_threads_under_a_device_limit_complete(mlx_limit):
+    """Four dask worker threads evicting at once (an eviction evaluates MLX,
+    while other threads wrap their results holding the evaluation lock)
+    complete a workload larger than the limit, with the right values and
+    every spill counted."""
+    pytest.importorskip("dask")
+    total, chunks, host, t = _views_pass("threads", 4, keep_chunks=True)
+    assert total == pytest.approx(float((host * 2 + 1).sum()))
+    assert len(chunks) == 32 and all(c.device == "mlx" for c in chunks)
+    np.testing.assert_array_equal(
+        np.block([[np.asarray(c) for c in chunks[i * 4 : i * 4 + 4]] for i in range(8)]), host * 2 + 1
+    )
+    spills = [r for r in t.records if r.reason == "spill"]
+    assert spills and all(r.direction == "device_to_host" and r.explicit for r in spills)
+    assert sum(r.nbytes for r in spills) >= 4 * 2**20  # 8 MiB of results held under 2 MiB: most were spilled
+    assert _spill.device_memory_usage("mlx") <= 2 * 2**20 + host.nbytes  # the parent, and the limit's worth
+
+
+@needs_mlx
+@pytest.mark.parametrize("scheduler", ["synchronous", "threads"])
+def test_views_of_one_parent_under_a_limit_do_not_bring_it_back_per_chunk(mlx_limit, scheduler):
+    """Chunks that are views of one parent each read the parent's copy: a
+    use, so the parent (four times the limit here) stays while the chunks are
+    computed, and the chunk results go first.  Before, each chunk brought the
+    whole parent back and the next result evicted it again (32x the data)."""
+    pytest.importorskip("dask")
+    total, _, host, t = _views_pass(scheduler, 2)
+    assert total == pytest.approx(float((host * 2 + 1).sum()))
+    assert t.nbytes < 3 * host.nbytes + 2**20, f"{t.nbytes / host.nbytes:.1f}x the data moved"
+
+
+@needs_mlx
+def test_threads_evicting_at_once_keep_usage_exact_and_data_right(mlx_limit):
+    """Six threads make, read (whole and through views) and drop MLX arrays
+    under a limit of six arrays' worth, so that several evict at once
+    (each eviction evaluates MLX outside the limit's lock, while others note
+    results holding the evaluation lock): every read matches its model, and
+    afterwards the usage is exactly the bytes of the MLX copies still held."""
+    import gc
+    import random
+
+    n = 16384
+    mlx_limit(6 * n * 8)
+    arrays: list = []
+    models: list = []
+    lock = threading.Lock()
+    errors: list = []
+
+    def work(seed: int) -> None:
+        rng = random.Random(seed)
+        try:
+            for _ in range(150):
+                op = rng.random()
+                with lock:
+                    k = len(arrays)
+                    j = rng.randrange(k) if k else 0
+                    a, m = (arrays[j], models[j]) if k else (None, None)
+                if a is None or op < 0.3:
+                    v = float(rng.randint(0, 100))
+                    b = xp.asarray(np.full(n, v), device="mlx") + 1.0  # device-only
+                    with lock:
+                        arrays.append(b)
+                        models.append(v + 1.0)
+                elif op < 0.5:
+                    assert float(xp.sum(a[: n // 2])) == m * (n // 2)  # a view's read
+                elif op < 0.65:
+                    h = np.asarray(a)
+                    assert h[0] == m and h[-1] == m
+                elif op < 0.8:
+                    with lock:
+                        if len(arrays) > 8:
+                            del arrays[j], models[j]
+                else:
+                    assert float(xp.sum(a * 1.0)) == m * n
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(6)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + 60
+    for t in threads:
+        t.join(max(0.0, deadline - time.monotonic()))
+    assert not any(t.is_alive() for t in threads), "threads under a device limit did not finish (a deadlock)"
+    if errors:
+        raise errors[0]
+    gc.collect()
+    held = sum(a.nbytes for a in arrays if "mlx" in a.buffer.allocated_devices)
+    assert _spill.device_memory_usage("mlx") == held <= 6 * n * 8
+    for a, m in zip(arrays, models, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.full(n, m))
+
+
+@needs_mlx
+def test_a_copy_larger_than_the_limit_goes_once_no_longer_read(mlx_limit):
+    """A parent four times the limit, read through views, stays while it is
+    read (the limit bounds the other copies meanwhile), and goes first once
+    the limit's worth of other copies were made since its last read."""
+    mlx_limit(2**20)
+    parent = xp.asarray(np.arange(524288.0), device="mlx")  # 4 MiB, device-only
+    results = []
+    with xp.track_transfers() as t:
+        for i in range(16):
+            results.append(parent[i * 32768 : (i + 1) * 32768] * 2.0)  # a view's read, then a 256 KiB result
+            assert "mlx" in parent.buffer.allocated_devices  # in use: it stays
+            assert _spill.device_memory_usage("mlx") <= 2**20 + parent.nbytes  # the limit bounds the rest
+    assert not [r for r in t.records if r.reason != "spill"]  # the parent never came back: it never left
+    for _ in range(5):  # more than the limit's worth of copies made, none reading the parent
+        results.append(xp.asarray(np.ones(32768), device="mlx") + 1.0)
+    assert "mlx" not in parent.buffer.allocated_devices  # no longer read: it went
+    assert _spill.device_memory_usage("mlx") <= 2**20
+    np.testing.assert_array_equal(np.asarray(parent), np.arange(524288.0))
+    for i in range(16):
+        np.testing.assert_array_equal(np.asarray(results[i]), np.arange(i * 32768, (i + 1) * 32768) * 2.0)

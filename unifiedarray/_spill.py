@@ -2,7 +2,7 @@
 
 ``set_device_memory_limit("mlx", "2 GiB")`` caps the bytes that buffers may
 hold in device copies on that device.  When a new device copy would go over
-the cap, the library makes room, oldest copies first:
+the cap, the library makes room, least recently used copies first:
 
 1. it **drops** device copies whose host copy is current (free: nothing
    moves, the data is still on the host and comes back on the next read);
@@ -11,15 +11,40 @@ the cap, the library makes room, oldest copies first:
    the user asked for it by setting the limit), after which the device copy
    is dropped.
 
-"Oldest" is the order in which copies were last made on the device (allocated,
-moved in, or adopted as an operation's result); reading a copy that is
-already current does not reorder it (the read path stays untouched).  A
-buffer in use by another thread at that moment is skipped, never waited for.
-Buffers from a memory pool are not evicted (their blocks stay allocated until
-``release``).  A single copy larger than the limit is still made (after everything else
-was evicted): the limit bounds what the library keeps, it does not refuse
-work.  Data stays correct throughout: a dropped or spilled copy is a stale
-copy, and the next read on the device moves it back, counted.
+A copy is *used* when it is made on the device (allocated, moved in, or
+adopted as an operation's result) and when it is read there through a view
+(:func:`touch`, from :func:`unifiedarray._views.follow`): each chunk of
+``da.from_array(parent)`` is a view that reads the whole parent's copy, so
+the parent stays while the chunks are computed and the chunk results, read
+once, go first.  A whole array's read of a copy already current is not seen
+(the read paths stay as they are; the views' path checks the buffer's hook,
+nothing more, without a limit).
+
+A copy larger than the limit on its own is still made: the limit bounds what
+the library keeps, it does not refuse work.  While it is *in use* (used
+since fewer than the limit's worth of bytes of other copies were made: the
+time any copy the limit can hold would have stayed) it stays, and the limit
+bounds the other copies: the device holds at most the limit plus that one
+copy.  Once not in use, it goes first.  Empty copies (dask's metadata
+arrays) are not counted.
+
+Skipped, never waited for: a buffer in use by another thread at that moment;
+buffers from a memory pool (their blocks stay allocated until ``release``);
+a copy lent as a live lease (the writable handle ``buf.mlx`` gives, while
+something outside the buffer holds it), whose writes must keep reaching the
+array; once nothing holds the handle, it goes as any other.  Data stays correct
+throughout: a dropped or spilled copy is a stale copy, and the next read on
+the device moves it back, counted.
+
+Threads.  The tracker's lock is a leaf lock (the library's order: buffer
+locks, then MLX's evaluation lock, then leaf locks): held only around its
+own bookkeeping, never while calling into a buffer to evict or while
+evaluating, since another thread may hold the evaluation lock and wait for
+it to note a result.  Victims are chosen under it and marked as being
+evicted, then evicted outside it (an eviction only tries a buffer's lock,
+never waits for it); two threads evicting at once evict different copies, a
+copy's bytes leave the usage only once it is gone, and a copy made again
+while it was being evicted stays counted.
 
 Without a limit nothing here runs: the buffer's hook is ``None``.
 
@@ -90,66 +115,196 @@ def parse_bytes(value: int | str) -> int:
     return n
 
 
+class _Entry:
+    """One buffer's copy on a limited device, as the tracker counts it."""
+
+    __slots__ = ("evicting", "native", "nbytes", "notes", "ref", "used_at")
+
+    def __init__(self, ref: weakref.ref, nbytes: int) -> None:
+        self.ref = ref
+        self.nbytes = nbytes
+        self.used_at = 0  # the tracker's clock at the copy's last use
+        self.notes = 0  # how many times the copy was made (an eviction in flight checks it)
+        self.native: int | None = None  # id() of the copy as last seen, for the views' reads (touch)
+        self.evicting = False  # a thread is evicting it now, outside the lock
+
+
 class _Tracker:
-    """The copies one limited device holds: buffer -> bytes, oldest first."""
+    """The copies one limited device holds, least recently used first.
+
+    Its lock is a leaf lock: held only around its own bookkeeping, never
+    while calling into a buffer or evaluating (another thread may hold the
+    evaluation lock and wait for it, to note a result).  Victims are chosen
+    under it and marked as being evicted; they are evicted outside it, and
+    their bytes leave ``used`` only once the copy is gone."""
 
     def __init__(self, device: Device, limit: int) -> None:
         self.device = device
         self.limit = limit
-        self.used = 0
-        self.copies: OrderedDict[int, tuple[weakref.ref, int]] = OrderedDict()
-        self.lock = threading.RLock()
+        self.used = 0  # bytes of the copies counted (those being evicted included)
+        self.evicting = 0  # bytes of the copies being evicted now
+        self.clock = 0  # bytes of the copies made so far: the time a use is dated in
+        self.copies: OrderedDict[int, _Entry] = OrderedDict()
+        self.big: set[int] = set()  # the keys of the copies larger than the limit
+        self.natives: dict[int, int] = {}  # id() of a copy -> its buffer's key (see touch)
+        self.lock = threading.RLock()  # re-entrant: a buffer's weakref callback may run while it is held
 
-    def gone(self, key: int) -> None:
+    def gone(self, key: int, ref: weakref.ref) -> None:
         # The buffer was collected: its copies went with it.
         with self.lock:
-            entry = self.copies.pop(key, None)
-            if entry is not None:
-                self.used -= entry[1]
+            entry = self.copies.get(key)
+            if entry is not None and entry.ref is ref:
+                self._forget(key)
 
     def note(self, buf: Any) -> None:
-        """``buf`` has just made (or remade) a copy on this device."""
-        key = id(buf)
+        """``buf`` has just made (or remade) a copy on this device: a use."""
         nbytes = buf.nbytes
+        if not nbytes:
+            return  # an empty copy holds nothing (dask's metadata arrays): not counted
+        key = id(buf)
+        native = buf.current(self.device)  # the copy (for touch), where it is current: no lock taken
         with self.lock:
+            self.clock += nbytes
             entry = self.copies.get(key)
-            if entry is not None and entry[0]() is buf:
+            if entry is None or entry.ref() is not buf:
+                if entry is not None:  # a dead buffer's id, reused before its callback ran
+                    self._forget(key)
+                entry = self.copies[key] = _Entry(weakref.ref(buf, partial(_gone, weakref.ref(self), key)), nbytes)
+                self.used += nbytes
+                if nbytes > self.limit:
+                    self.big.add(key)
+            else:
                 self.copies.move_to_end(key)
+            entry.notes += 1
+            entry.used_at = self.clock
+            if native is not None and entry.native != id(native):
+                if entry.native is not None and self.natives.get(entry.native) == key:
+                    del self.natives[entry.native]
+                entry.native = id(native)
+                self.natives[entry.native] = key
+            if self.used - self.evicting <= self.limit:
                 return
-            if entry is not None:  # a dead buffer's id, reused before its callback ran
-                self.used -= entry[1]
-            self.copies[key] = (weakref.ref(buf, partial(_gone, weakref.ref(self), key)), nbytes)
-            self.used += nbytes
-            if self.used > self.limit:
-                self.make_room(buf)
+        self.make_room(buf)
+
+    def touch(self, native: Any) -> None:
+        """``native`` was read through a view: if it is a tracked buffer's
+        copy, that copy was used now (it moves to the end of the order)."""
+        key = self.natives.get(id(native))
+        if key is None:
+            return
+        entry = self.copies.get(key)
+        if entry is None:
+            return
+        buf = entry.ref()
+        if buf is None or (buf.current(self.device) is not native and buf.allocated(self.device) is not native):
+            return  # an id reused: another array
+        with self.lock:
+            if self.copies.get(key) is entry:
+                entry.used_at = self.clock
+                self.copies.move_to_end(key)
 
     def _forget(self, key: int) -> None:
         entry = self.copies.pop(key, None)
         if entry is not None:
-            self.used -= entry[1]
+            self.used -= entry.nbytes
+            self.big.discard(key)
+            if entry.native is not None and self.natives.get(entry.native) == key:
+                del self.natives[entry.native]
+
+    def set_limit(self, limit: int) -> None:
+        with self.lock:
+            self.limit = limit
+            self.big = {key for key, entry in self.copies.items() if entry.nbytes > limit}
+
+    def _oversized(self) -> tuple[_Entry | None, list[int]]:
+        """The copy larger than the limit that is in use, if any, and the
+        keys of those that are not (they go first: each alone is over the
+        limit).  In use: the most recently used one, used since fewer than
+        ``limit`` bytes of copies were made (the time any copy the limit can
+        hold would have stayed).  The chunks of ``da.from_array(parent)``
+        each read the parent's copy: it stays while they are computed."""
+        if not self.big:
+            return None, []
+        entries = sorted(((self.copies[k], k) for k in self.big), key=lambda e: e[0].used_at)
+        entry, _ = entries[-1]
+        if entry.evicting or self.clock - entry.used_at >= self.limit:
+            return None, [k for _, k in entries]
+        return entry, [k for _, k in entries[:-1]]
+
+    def _choose(self, keep: Any, spill: bool, tried: set[int]) -> list[tuple[int, _Entry, Any]] | None:
+        """Under the lock: victims, least recently used first, enough to bring
+        the copies within the limit (counting those other threads are
+        evicting as gone), each marked as being evicted; None where the
+        copies are within it."""
+        big, unused = self._oversized()
+        excess = self.used - self.evicting - self.limit - (0 if big is None else big.nbytes)
+        if excess <= 0:
+            return None
+        victims: list[tuple[int, _Entry, Any]] = []
+        # An unused copy larger than the limit first: it alone is over it.
+        for key, entry in [*((k, self.copies[k]) for k in unused), *self.copies.items()]:
+            if excess <= 0:
+                break
+            if entry.evicting or entry is big or key in tried:  # (evicting: also chosen just before)
+                continue
+            buf = entry.ref()
+            if buf is None or buf is keep:
+                continue
+            if not spill:  # the first pass drops only what the host holds (reads two fields, takes no lock)
+                valid = buf.valid_devices
+                if self.device in valid and CPU not in valid:
+                    continue
+            entry.evicting = True
+            self.evicting += entry.nbytes
+            excess -= entry.nbytes
+            victims.append((key, entry, buf))
+        return victims
 
     def make_room(self, keep: Any) -> None:
-        # Pass 1 drops copies the host already holds (free); pass 2 spills.
+        """Evict until the copies are within the limit (or nothing more can
+        go now): pass 1 drops copies the host already holds (free), pass 2
+        spills.  Called with no lock of the tracker's held."""
+        tried: set[int] = set()
         for spill in (False, True):
-            for key, (ref, _) in list(self.copies.items()):
-                if self.used <= self.limit:
+            while True:
+                with self.lock:
+                    victims = self._choose(keep, spill, tried)
+                if victims is None:
                     return
-                buf = ref()
-                if buf is None or buf is keep:
-                    continue
-                if self._evict(buf, spill):
-                    self._forget(key)
+                if not victims:
+                    break
+                self._evict(victims, spill, tried)
+            tried.clear()
 
-    def _evict(self, buf: Any, spill: bool) -> bool:
-        """Drop ``buf``'s copy on this device (spilling it first when the host
-        copy is stale and ``spill``); False if it cannot be done now."""
-        return bool(buf.drop_copy(self.device, spill))
+    def _evict(self, victims: list[tuple[int, _Entry, Any]], spill: bool, tried: set[int]) -> None:
+        """Outside the lock: drop each victim's copy on this device (spilling
+        it first when the host copy is stale and ``spill``), then settle its
+        entry, even where an eviction raised."""
+        try:
+            while victims:
+                key, _, buf = victims[0]
+                tried.add(key)
+                buf.drop_copy(self.device, spill)  # False where it cannot be done now: the copy stays
+                self._settle(victims.pop(0))
+        finally:
+            for victim in victims:
+                self._settle(victim)
+
+    def _settle(self, victim: tuple[int, _Entry, Any]) -> None:
+        key, entry, buf = victim
+        notes = entry.notes  # read before the copy is looked for: a copy made after, it notes itself again
+        held = self.device in buf.allocated_devices
+        with self.lock:
+            entry.evicting = False
+            self.evicting -= entry.nbytes
+            if not held and entry.notes == notes and self.copies.get(key) is entry:
+                self._forget(key)
 
 
-def _gone(tracker_ref: weakref.ref, key: int, _: Any) -> None:
+def _gone(tracker_ref: weakref.ref, key: int, ref: weakref.ref) -> None:
     tracker = tracker_ref()  # a limit removed since: nothing to update
     if tracker is not None:
-        tracker.gone(key)
+        tracker.gone(key, ref)
 
 
 _TRACKERS: dict[Device, _Tracker] = {}
@@ -161,6 +316,16 @@ def _on_device_copy(buf: Any, dev: Device) -> None:
     tracker = _TRACKERS.get(dev)
     if tracker is not None:
         tracker.note(buf)
+
+
+def touch(native: Any) -> None:
+    """``native``, a buffer's copy, was read through a view (called by
+    :func:`unifiedarray._views.follow` while a limit is set): a use, which
+    keeps the copy on its device ahead of copies not used since.  A view's
+    read is the read that matters: each chunk of ``da.from_array(parent)`` is
+    a view that reads the whole parent's copy."""
+    for tracker in tuple(_TRACKERS.values()):
+        tracker.touch(native)
 
 
 def set_device_memory_limit(device: DeviceLike, limit: int | str | None) -> None:
@@ -182,6 +347,7 @@ def set_device_memory_limit(device: DeviceLike, limit: int | str | None) -> None
         raise ValueError(
             "set_device_memory_limit: the host has no device copies to limit; give a device ('mlx', 'cuda:N')"
         )
+    lowered = None
     with _LOCK:
         if limit is None:
             _TRACKERS.pop(dev, None)
@@ -193,11 +359,11 @@ def set_device_memory_limit(device: DeviceLike, limit: int | str | None) -> None
                 # Copies made before the limit are not known; only new ones count.
                 _TRACKERS[dev] = _Tracker(dev, n)
             else:
-                with tracker.lock:
-                    tracker.limit = n
-                    if tracker.used > n:
-                        tracker.make_room(None)
+                tracker.set_limit(n)
+                lowered = tracker
         _buffer.set_device_copy_hook(_on_device_copy if _TRACKERS else None)
+    if lowered is not None:
+        lowered.make_room(None)  # with no lock held: evicting evaluates
 
 
 def get_device_memory_limit(device: DeviceLike) -> int | None:

@@ -24,6 +24,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from ._buffer import DEVICE_COPY_HOOK
+from ._spill import touch
+
 __all__ = [
     "LINKS",
     "Permute",
@@ -66,6 +69,10 @@ LINKS = (Reshape, Permute)
 
 def follow(ns: Any, arr: Any, chain: tuple) -> Any:
     """``arr`` (a buffer's native copy) seen through a view's chain."""
+    if DEVICE_COPY_HOOK[0] is not None:
+        # Under a device memory limit a view's read is a use of the copy
+        # (chunks of one parent each read all of it): it keeps it on its device.
+        touch(arr)
     for k in chain:
         arr = k.apply(ns, arr) if type(k) in LINKS else ns.view_getitem(arr, k)
     return arr
