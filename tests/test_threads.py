@@ -37,27 +37,8 @@ soak = pytest.mark.skipif(not os.environ.get("UA_SOAK"), reason="the 10-second s
 def run_together(seconds: float, *loops: Callable[[Callable[[], bool]], None]) -> None:
     """Run each ``loop(running)`` in its own thread until ``seconds`` have
     passed (``running()`` turns False) or one of them fails; re-raise the
-    first failure."""
-    deadline = time.monotonic() + seconds
-    failures: list[BaseException] = []
-
-    def running() -> bool:
-        return not failures and time.monotonic() < deadline
-
-    def guard(loop: Callable[[Callable[[], bool]], None]) -> None:
-        try:
-            loop(running)
-        except BaseException as exc:
-            failures.append(exc)
-
-    threads = [threading.Thread(target=guard, args=(loop,), daemon=True) for loop in loops]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(seconds + 60)
-        assert not t.is_alive(), "a thread hung"
-    if failures:
-        raise failures[0]
+    first failure (:func:`finish_together`, a minute's grace for a hang)."""
+    finish_together(seconds, *loops, limit=60.0)
 
 
 def in_thread(fn: Callable[[], object]) -> object:
