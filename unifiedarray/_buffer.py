@@ -1265,7 +1265,7 @@ class UnifiedBuffer:
             # The placement where it is current, else the host, else a device.
             dev = self.placement if self.placement in valid else CPU if CPU in valid else next(iter(valid))
             native = self._acquire(dev, False, "copy")
-            return _copy_holding(self, dev, native.copy() if dev is CPU else backend_for(dev).copy(native))
+            return _copy_holding(self, dev, backend_for(dev).copy(native))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> UnifiedBuffer:
         """:meth:`__copy__`: a buffer's data holds no Python objects."""
