@@ -142,6 +142,15 @@ def _operand(value: Any, mx_array: Any, index: bool = False) -> Any:
 _INPLACE = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift"}
 
 
+def canonical(host: np.ndarray) -> np.ndarray:
+    """``host`` with NumPy's own dtype of its name: MLX exports 64-bit
+    integers as C ``long long`` (``'q'``), which NumPy, on platforms whose
+    ``int64`` is ``long``, prints and pickles as another type (a repr with
+    ``dtype=int64``).  A view, no copy."""
+    canon = np.dtype(host.dtype.name) if host.dtype.kind in "iu" else host.dtype
+    return host if host.dtype.char == canon.char else host.view(canon)
+
+
 class MLXBackend(Backend):
     name = "mlx"
     title = "MLX"
@@ -154,6 +163,9 @@ class MLXBackend(Backend):
     views_write_through = False
     accelerator_preference = 1
     default_complex = np.dtype(np.complex64)  # MLX holds no complex128
+    # mx.compile's kernels saturate a float cast out of an integer's range
+    # (inf to int8: 127); MLX's eager cast does not (0).
+    compiled_casts_agree = False
     #: The net behind the MLX namespace, which raises the host's classes
     #: itself where it can (it checks indices, pivots and axes before MLX).
     error_translations = (
@@ -257,9 +269,13 @@ class MLXBackend(Backend):
         # mlx_evaluation, "Failures at evaluation").  NumPy reads MLX's memory
         # through the buffer protocol, one copy; a second evaluation of a
         # ready array and a block to copy into cost a tenth of a small read.
-        host = np.array(native, order="C")
-        if host.dtype != dtype:  # never a silent cast (a buffer's dtype is its copies')
-            raise TypeError(f"mlx: a {host.dtype} array read back as {dtype} (copy to the host)")
+        src = np.asarray(native)  # a view of MLX's memory (evaluated: see above)
+        if src.dtype != dtype:  # never a silent cast (a buffer's dtype is its copies')
+            raise TypeError(f"mlx: a {src.dtype} array read back as {dtype} (copy to the host)")
+        # One copy, into an array of NumPy's own dtype (MLX exports int64 as
+        # C long long: see canonical) in C order.
+        host = np.empty(src.shape, dtype=np.dtype(dtype.name) if dtype.kind in "iu" else dtype)
+        np.copyto(host, src)
         return host
 
     # Evaluated and read in one call under the evaluation lock (MLX's item()
@@ -400,7 +416,7 @@ class MLXBackend(Backend):
         evaluate(native)
         # Through a read-only memoryview: a view of MLX's writable export,
         # marked read-only, could be marked writable again by its holder.
-        return np.asarray(memoryview(native).toreadonly())
+        return canonical(np.asarray(memoryview(native).toreadonly()))
 
     def compute_context(self, device: Device) -> Any:
         return compute_context()

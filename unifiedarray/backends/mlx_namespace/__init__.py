@@ -22,6 +22,10 @@ The promises kept here:
   ``eig`` of float64).
 * **Laziness.**  Nothing is evaluated except where a value must be
   concrete: host fallbacks and data-dependent shapes.
+* **Data-dependent shapes on MLX.**  ``nonzero``, ``unique_*`` and a
+  boolean mask's selection run on MLX (a stable sort brings the selected
+  positions first); their length is the one value read back, 8 bytes,
+  counted as "mlx: data-dependent size".
 * **Counted host moves.**  Every host fallback moves data inside
   :func:`unifiedarray._ledger.transfer`, so the transfer guard sees it and
   ``track_transfers`` counts it.
@@ -158,11 +162,6 @@ globals().update(_ELEMENTWISE)
 #: Where this namespace leaves MLX for the host (NumPy), and why.  Each
 #: such move is counted by the transfer ledger.
 HOST_FALLBACKS: list[str] = [
-    "nonzero: data-dependent output shape (moves x != 0 down, int64 indices up)",
-    "unique_all, unique_counts, unique_inverse, unique_values: data-dependent output shape",
-    "getitem with a boolean-array index, and setitem with a boolean array combined with other "
-    "indices: data-dependent shape (moves the mask down and its nonzero positions up; the gather "
-    "or scatter runs in MLX; a sole mask, x[m] = v, runs in MLX)",
     "a 0-d boolean MLX array in an index: its value decides the shape (moves it down)",
     "repeat with an array of repeats: data-dependent shape (moves the repeats down and a gather "
     "index up; the gather runs in MLX)",

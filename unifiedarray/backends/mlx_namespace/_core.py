@@ -316,6 +316,8 @@ def to_host(x: Array, reason: str) -> np.ndarray:
     mx.eval(x)
     with transfer("mlx", "cpu", x.nbytes, reason=reason):
         host = np.array(x, copy=True)
+    if host.dtype.kind in "iu" and host.dtype.char != np.dtype(host.dtype.name).char:
+        host = host.view(np.dtype(host.dtype.name))  # MLX's 'q' as NumPy's int64 (see mlx_backend.canonical)
     return host
 
 

@@ -47,9 +47,8 @@ from ._core import (
     normalize_axis,
     require_array,
     scalar,
-    to_host,
 )
-from ._searching import upload_index_arrays
+from ._searching import mask_positions, unravel, upload_index_arrays
 
 _INTEGER_KINDS = "iu"
 _INT64_MAX = int(np.iinfo(np.int64).max)
@@ -62,9 +61,9 @@ def _kind(k: Any) -> str | None:
     return dtype_of(k).kind if is_array(k) else None
 
 
-def _mask_nonzero(k: Array) -> tuple[np.ndarray, ...]:
-    # MLX has no nonzero: the mask moves down, its positions come back up.
-    return np.nonzero(to_host(k, _MASK_REASON))
+def _mask_nonzero(k: Array) -> tuple[Array, ...]:
+    # The mask's positions, found on MLX (one read: how many).
+    return unravel(mask_positions(k), tuple(k.shape))
 
 
 def _extremes(arrays: list[Array]) -> list[tuple[int, int]]:

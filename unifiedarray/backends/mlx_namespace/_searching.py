@@ -9,6 +9,7 @@ search in MLX.
 
 from __future__ import annotations
 
+from builtins import int as builtins_int
 from collections.abc import Sequence
 from typing import Any, Literal, NamedTuple
 
@@ -122,15 +123,48 @@ def count_nonzero(x: Array, /, *, axis: int | tuple[int, ...] | None = None, kee
     return mx.sum(nz, axis=list(axes), keepdims=keepdims)
 
 
+#: The reason of the one scalar a data-dependent shape reads: its length.
+SIZE_REASON = "mlx: data-dependent size"
+
+
+def read_size(count: Array) -> int:
+    """A data-dependent length (a 0-d count on MLX), read: one counted move
+    of its bytes, the only data that leaves the device for it."""
+    return builtins_int(to_host(count, SIZE_REASON).item())
+
+
+def mask_positions(mask: Array) -> Array:
+    """The flat C-order positions of ``mask``'s true elements, ascending,
+    int64, computed on MLX: a stable sort brings them first, and their
+    count (read once, :func:`read_size`) says how many to keep."""
+    flat = mask.reshape(-1)
+    if flat.size == 0:
+        return mx.zeros((0,), dtype=_MX_INDEX)
+    n = read_size(mx.sum(flat.astype(mx.int64)))
+    order = mx.argsort(mx.logical_not(flat).astype(mx.uint8))  # MLX's sort is stable
+    return order[:n].astype(_MX_INDEX)
+
+
+def unravel(flat: Array, shape: Sequence[int]) -> tuple[Array, ...]:
+    """Flat C-order positions as one index array per axis of ``shape``."""
+    out, stride = [], 1
+    strides = []
+    for d in reversed(shape):
+        strides.append(stride)
+        stride *= d
+    for d, st in zip(shape, reversed(strides), strict=True):
+        out.append((flat // st) % d if d else flat)
+    return tuple(out)
+
+
 def nonzero(x: Array, /) -> tuple[Array, ...]:
-    """Array API ``nonzero``: host fallback (data-dependent shape).  Moves
-    ``x != 0`` down and the int64 indices up: two counted moves."""
+    """Array API ``nonzero`` on MLX: the positions from a stable sort, their
+    count read once (:func:`mask_positions`)."""
     require_array(x, "nonzero")
     if x.ndim == 0:
         raise ValueError("mlx nonzero: x must have at least one dimension")
     mask = x if x.dtype == mx.bool_ else (x != 0)
-    host = to_host(mask, "mlx fallback: nonzero")
-    return tuple(upload_index_arrays(np.nonzero(host), "mlx fallback: nonzero"))
+    return unravel(mask_positions(mask), tuple(x.shape))
 
 
 @float64_on_cpu
@@ -232,46 +266,65 @@ def _flip(x: Array, axis: int) -> Array:
 # -- sets ------------------------------------------------------------------------------------
 
 
-def _unique_host(x: Array, reason: str, **kw: bool) -> tuple[np.ndarray, ...]:
-    require_array(x, reason.rsplit(" ", 1)[-1])
-    host = to_host(x, reason)
-    res = np.unique(host.reshape(-1), equal_nan=False, **kw)  # type: ignore[call-overload]
-    return res if isinstance(res, tuple) else (res,)
+def _unique_sorted(x: Array, equal_nan: bool = False) -> tuple[Array, Array, Array, Array]:
+    """``x`` flattened and sorted (stably), with its permutation, each
+    element's group in the sorted order, and the groups' starts: the
+    standard's unique (every NaN its own value) unless ``equal_nan``.  One
+    scalar read: the number of groups."""
+    flat = x.reshape(-1)
+    perm = mx.argsort(flat).astype(_MX_INDEX)  # NaNs last, stable
+    s = mx.take(flat, perm)
+    if s.size == 0:
+        empty = mx.zeros((0,), dtype=_MX_INDEX)
+        return s, perm, empty, empty
+    new = s[1:] != s[:-1]
+    if equal_nan and mx.issubdtype(s.dtype, mx.inexact):
+        both_nan = mx.isnan(s[1:]) & mx.isnan(s[:-1])
+        new = new & mx.logical_not(both_nan)
+    first = mx.concatenate([mx.array([True]), new])
+    starts = mask_positions(first)
+    group = mx.cumsum(first.astype(_MX_INDEX)) - 1
+    return s, perm, group, starts
 
 
-def unique_all(x: Array, /) -> UniqueAllResult:
-    """Array API ``unique_all``: host fallback (data-dependent shape).  NaNs
-    are all distinct.  Three counted moves: x down, values up, the three
-    index arrays up together."""
-    reason = "mlx fallback: unique_all"
-    values, indices, inverse, counts = _unique_host(
-        x, reason, return_index=True, return_inverse=True, return_counts=True
+def _inverse(perm: Array, group: Array, shape: Sequence[int]) -> Array:
+    # group is in sorted order; element i of x sits at rank argsort(perm)[i].
+    return mx.take(group, mx.argsort(perm)).reshape(tuple(shape)).astype(_MX_INDEX)
+
+
+def _counts(starts: Array, n: int) -> Array:
+    return mx.concatenate([starts[1:], mx.array([n], dtype=_MX_INDEX)]) - starts
+
+
+def unique_all(x: Array, /, *, equal_nan: bool = False) -> UniqueAllResult:
+    """Array API ``unique_all`` on MLX, from one stable sort (NaNs are all
+    distinct); one scalar read, the number of values."""
+    require_array(x, "unique_all")
+    s, perm, group, starts = _unique_sorted(x, equal_nan)
+    return UniqueAllResult(
+        mx.take(s, starts), mx.take(perm, starts), _inverse(perm, group, x.shape), _counts(starts, s.size)
     )
-    vals = from_host(values, reason)
-    idx, inv, cnt = upload_index_arrays([indices, inverse.reshape(x.shape), counts], reason)
-    return UniqueAllResult(vals, idx, inv, cnt)
 
 
-def unique_counts(x: Array, /) -> UniqueCountsResult:
-    """Array API ``unique_counts``: host fallback (data-dependent shape)."""
-    reason = "mlx fallback: unique_counts"
-    values, counts = _unique_host(x, reason, return_counts=True)
-    return UniqueCountsResult(from_host(values, reason), upload_index_arrays([counts], reason)[0])
+def unique_counts(x: Array, /, *, equal_nan: bool = False) -> UniqueCountsResult:
+    """Array API ``unique_counts`` on MLX (see :func:`unique_all`)."""
+    require_array(x, "unique_counts")
+    s, _, _, starts = _unique_sorted(x, equal_nan)
+    return UniqueCountsResult(mx.take(s, starts), _counts(starts, s.size))
 
 
-def unique_inverse(x: Array, /) -> UniqueInverseResult:
-    """Array API ``unique_inverse``: host fallback (data-dependent shape)."""
-    reason = "mlx fallback: unique_inverse"
-    values, inverse = _unique_host(x, reason, return_inverse=True)
-    inv = upload_index_arrays([inverse.reshape(x.shape)], reason)[0]
-    return UniqueInverseResult(from_host(values, reason), inv)
+def unique_inverse(x: Array, /, *, equal_nan: bool = False) -> UniqueInverseResult:
+    """Array API ``unique_inverse`` on MLX (see :func:`unique_all`)."""
+    require_array(x, "unique_inverse")
+    s, perm, group, starts = _unique_sorted(x, equal_nan)
+    return UniqueInverseResult(mx.take(s, starts), _inverse(perm, group, x.shape))
 
 
-def unique_values(x: Array, /) -> Array:
-    """Array API ``unique_values``: host fallback (data-dependent shape)."""
-    reason = "mlx fallback: unique_values"
-    (values,) = _unique_host(x, reason)
-    return from_host(values, reason)
+def unique_values(x: Array, /, *, equal_nan: bool = False) -> Array:
+    """Array API ``unique_values`` on MLX (see :func:`unique_all`)."""
+    require_array(x, "unique_values")
+    s, _, _, starts = _unique_sorted(x, equal_nan)
+    return mx.take(s, starts)
 
 
 @float64_on_cpu

@@ -38,7 +38,11 @@ META = frozenset(
 DATA_SHAPED = frozenset(
     {
         "nonzero", "argwhere", "flatnonzero", "unique", "unique_all", "unique_counts", "unique_inverse",
-        "unique_values", "compress", "extract", "trim_zeros",
+        "unique_values", "compress", "extract", "trim_zeros", "union1d", "intersect1d", "setdiff1d",
+        "setxor1d", "roots", "polydiv", "delete",
+        "polymul", "bincount", "ix_", "piecewise",
+        "min_scalar_type", "real_if_close",  # a dtype decided by the values
+        "eig", "eigvals",  # NumPy's eigenvalues are real or complex by their values: a data-dependent dtype
     }
 )  # fmt: skip
 
@@ -161,7 +165,8 @@ def _call(fn: Callable[..., Any], args: tuple, kwargs: dict, name: str = "", *, 
     np_kwargs = _unwrap(kwargs, found)
     blocks = _blocks(found)
     stream = _stream_state()
-    if name in DATA_SHAPED and not all(b.settled() for b in blocks):
+    shaped = name in DATA_SHAPED or (name == "where" and len(args) == 1)  # where(c) is nonzero(c)
+    if shaped and not all(b.settled() for b in blocks):
         _host_read(stream, blocks, name)
     try:
         with np.errstate(all="ignore"):
@@ -176,6 +181,12 @@ def _call(fn: Callable[..., Any], args: tuple, kwargs: dict, name: str = "", *, 
             res = fn(*np_args, **np_kwargs)
     if (not found and not _has_array(res)) or name in META:
         return res
+    if any(isinstance(r, str) for r in _leaves(res)) and not all(b.settled() for b in blocks):
+        # Text of the values (array2string, array_repr): CuPy reads the data
+        # back for it, waiting for what is still being written.
+        _host_read(stream, blocks, name)
+        with np.errstate(all="ignore"):
+            return fn(*np_args, **np_kwargs)
     outs: list[tuple[int, ndarray]] = []  # (leaf index, new array) whose values are still to be stored
     leaves = _leaves(res)
     converted = _convert(res, found, outs, itertools.count())
