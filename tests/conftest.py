@@ -89,19 +89,8 @@ _DLPACK = (
     "the sealed memory space exports no DLPack (its arrays have no __dlpack__, by design: the host cannot "
     "address it): Backend.export_dlpack and dlpack_device raise BufferError, so JAX cannot import from it"
 )
-_HOST_ARGUMENTS = (
-    "unifiedarray/_extensions.py gradient/quantile pass host arrays (xarray's spacing, q) to the device's "
-    "namespace unmoved; the sealed namespace refuses host data (CuPy's would too); MLX lacks the functions, so "
-    "they run on the host there (not a device-kind decision: the arguments' intake)"
-)
 SEALED_XFAILS: dict[str, str] = {
     "tests/test_interop.py::test_jax_through_dlpack[": _DLPACK,
-    "tests/test_extensions.py::test_xarray_rolling_integrate_differentiate_on_unified_arrays[differentiate-": (
-        _HOST_ARGUMENTS
-    ),
-    "tests/test_extensions.py::test_xarray_rolling_integrate_differentiate_on_unified_arrays[quantile-": (
-        _HOST_ARGUMENTS
-    ),
 }
 
 

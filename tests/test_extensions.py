@@ -279,13 +279,24 @@ def test_extensions_keep_the_data_on_its_device(device):
         assert moves.count == 0, moves
 
 
-def test_a_function_mlx_lacks_runs_on_the_host_counted():
+def test_numpys_statistics_run_on_mlx_by_their_routes():
     if "mlx" not in DEVICES:
         pytest.skip("MLX unavailable")
     a = xp.asarray([1.0, 3.0, 2.0], device="mlx")
     with xp.track_transfers() as moves:
-        out = xp.median(a)
-    assert out.device == a.device and float(out) == 2.0
+        med, q, g = xp.median(a), xp.quantile(a, 0.25), xp.gradient(a)
+    assert med.device == a.device and float(med) == 2.0 and float(q) == 1.5
+    assert g.tolist() == np.gradient(np.asarray([1.0, 3.0, 2.0])).tolist()
+    assert moves.count == 0
+
+
+def test_a_form_no_route_covers_runs_on_the_host_counted():
+    if "mlx" not in DEVICES:
+        pytest.skip("MLX unavailable")
+    a = xp.asarray([1.0, 3.0, 2.0], device="mlx")
+    with xp.track_transfers() as moves:
+        out = xp.quantile(a, 0.5, method="weibull")
+    assert out.device == a.device and float(out) == np.quantile([1.0, 3.0, 2.0], 0.5, method="weibull")
     assert moves.count == 2  # the input down, the result up
 
 
@@ -300,9 +311,31 @@ def test_strict_mode_refuses_each_extension_naming_it(name):
 
 
 def test_every_extension_is_exported_and_registered():
-    exported = {n for n in ("pad", "einsum", "cross", "gradient", "quantile", "median", "cumsum", "cumprod")}
+    from unifiedarray._extensions import NUMPY_NAMES
+
+    exported = {"pad", "einsum", "cross", "gradient", "quantile", "median", "cumsum", "cumprod", "array"}
+    exported |= set(NUMPY_NAMES)
     assert exported | {"sliding_window_view"} == set(EXTENSIONS)
     assert exported <= set(xp.__all__)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpy_names_on_the_namespace_give_numpys_answer(device):
+    from unifiedarray._extensions import NUMPY_NAMES
+
+    host = np.arange(1.0, 13.0).reshape(3, 4)
+    x = xp.asarray(host, device=device)
+    one = {"transpose", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "nansum", "nanprod", "nanmean", "nanvar",
+           "nanstd", "nanmax", "nanmin", "nanargmax", "nanargmin", "nancumsum", "nancumprod", "nanmedian", "average",
+           "cov", "corrcoef", "ptp", "diagonal", "trace", "nan_to_num", "around", "rint", "cbrt", "deg2rad",
+           "rad2deg", "amax", "amin", "ediff1d", "unique", "argwhere", "flatnonzero", "vstack", "hstack", "dstack",
+           "column_stack"}  # fmt: skip
+    for name in sorted(set(NUMPY_NAMES) & one):
+        stacks = name in ("vstack", "hstack", "dstack", "column_stack")
+        want = getattr(np, name)([host] if stacks else host)
+        got = getattr(xp, name)([x] if stacks else x)
+        got = got if not isinstance(got, xp.UnifiedArray) else np.asarray(got.to_device("cpu"))
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), err_msg=name)
 
 
 @pytest.mark.parametrize("name", ["std", "var"])

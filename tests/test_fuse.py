@@ -827,3 +827,18 @@ def test_threaded_calls_from_several_threads_at_once() -> None:
             t.join()
     assert len(got) == 48 and all(got)
     assert not eager_calls  # no call fell back to eager
+
+
+@needs_mlx
+def test_a_cast_of_non_finite_floats_to_integers_gives_the_eager_answer_on_mlx() -> None:
+    # Found by test_fused_gives_what_eager_gives: hypot(b, log(0)) is inf,
+    # which MLX's compiled kernel casts to int8 as 127 and its eager cast as 0.
+    @xp.fuse
+    def f(x: Any, b: Any) -> Any:
+        return xp.astype(xp.hypot(b, xp.log(x)), xp.int8)
+
+    x, b = xp.asarray([0.0, 1.0, 2.0], device="mlx"), xp.asarray([False, True, False], device="mlx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", xp.FuseWarning)
+        got = f(x, b)
+    assert np.asarray(got).tolist() == np.asarray(xp.astype(xp.hypot(b, xp.log(x)), xp.int8)).tolist()

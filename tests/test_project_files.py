@@ -79,7 +79,7 @@ def test_readme_shows_the_light_installs() -> None:
 #: test_extensions.py; pickling and dask in test_interop.py and
 #: test_distributed.py.
 NOT_YET_MIRRORED = {
-    "_calls", "_dask", "_devices", "_dtypes", "_numpy_recipes", "_numpy_views", "_operators", "_pickling",
+    "_calls", "_dask", "_devices", "_dtypes", "_operators", "_pickling",
     "_placement", "_policy", "_resolve", "_results", "_subscripts", "_view_ops", "_writes", "_base",
     "_registry", "mlx_backend", "mlx_evaluation", "numpy_backend", "compute", "lib",
 }  # fmt: skip

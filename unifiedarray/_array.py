@@ -652,7 +652,7 @@ class UnifiedArray:
         return _ops.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
-        return _ops.array_function(func, types, args, kwargs)
+        return _ops.array_function(func, types, args, kwargs, self)
 
     def __dlpack__(
         self,

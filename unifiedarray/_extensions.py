@@ -10,8 +10,10 @@ NumPy.  Each has NumPy's signature and gives NumPy's answer (values, dtypes,
 errors) on every device: each hands its call to the one dispatch, which runs
 the device's own function where its compute namespace has one (NumPy's and
 CuPy's, and the MLX namespace's ``pad``, ``einsum``, ``cross``, ``cumsum``
-and ``cumprod``), and otherwise runs NumPy's on the host, every move counted
-(``gradient``, ``quantile`` and ``median`` on MLX).
+and ``cumprod``), or (``gradient``, ``quantile``, ``median`` and the NumPy
+names of :data:`NUMPY_NAMES`) calls NumPy's own function, which reaches the
+arrays through ``__array_function__`` and runs by its row of the route table
+(:mod:`unifiedarray._routes`).
 
 Every function here is made by :func:`numpy_extension`, the one place that
 marks a function as outside the standard: inside :func:`unifiedarray.strict`
@@ -35,23 +37,102 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import numpy as np
+
 from . import _calls
 from ._array import UnifiedArray
+from ._creation import asarray
 from ._data_types import DType
 from ._rules import outside_standard
 
 __all__ = [
     "EXTENSIONS",
+    "NUMPY_NAMES",
+    "allclose",
+    "amax",
+    "amin",
+    "append",
+    "argpartition",
+    "argwhere",
+    "around",
+    "array",
+    "array_equal",
+    "array_split",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "average",
+    "bincount",
+    "cbrt",
+    "choose",
+    "column_stack",
+    "compress",
+    "convolve",
+    "corrcoef",
+    "cov",
     "cross",
     "cumprod",
     "cumsum",
+    "deg2rad",
+    "diag",
+    "diagonal",
+    "digitize",
+    "dot",
+    "dstack",
+    "ediff1d",
     "einsum",
+    "extract",
+    "flatnonzero",
+    "fmax",
+    "fmin",
+    "fmod",
     "gradient",
+    "histogram",
+    "hstack",
+    "inner",
+    "interp",
+    "intersect1d",
+    "isclose",
+    "kron",
+    "lexsort",
     "median",
+    "nan_to_num",
+    "nanargmax",
+    "nanargmin",
+    "nancumprod",
+    "nancumsum",
+    "nanmax",
+    "nanmean",
+    "nanmedian",
+    "nanmin",
+    "nanpercentile",
+    "nanprod",
+    "nanquantile",
+    "nanstd",
+    "nansum",
+    "nanvar",
     "numpy_extension",
+    "outer",
     "pad",
+    "partition",
+    "percentile",
+    "ptp",
     "quantile",
+    "rad2deg",
+    "ravel",
+    "rint",
+    "rollaxis",
+    "select",
+    "setdiff1d",
     "sliding_window_view",
+    "split",
+    "swapaxes",
+    "trace",
+    "transpose",
+    "union1d",
+    "unique",
+    "vdot",
+    "vstack",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -137,7 +218,8 @@ def gradient(f: UnifiedArray, *varargs: Any, axis: Any = None, edge_order: int =
     [1.0, 1.5, 2.5, 3.0]
     """
     _calls.require_arrays("gradient", f)
-    return _calls.call("gradient", (f, *varargs), {"axis": axis, "edge_order": edge_order})
+    # NumPy's own function, through the route table: on every device.
+    return np.gradient(f, *varargs, axis=axis, edge_order=edge_order)  # type: ignore[call-overload]
 
 
 @numpy_extension
@@ -166,7 +248,7 @@ def quantile(
         kwargs["method"] = method
     if weights is not None:
         kwargs["weights"] = weights
-    return _calls.call("quantile", (a, q), kwargs)
+    return np.quantile(a, q, **kwargs)  # NumPy's own function, through the route table
 
 
 @numpy_extension
@@ -185,7 +267,8 @@ def median(
     """
     _calls.require_arrays("median", a)
     _no_out("median", out)
-    return _calls.call("median", (a,), {"axis": axis, "keepdims": keepdims})
+    result: UnifiedArray = np.median(a, axis=axis, keepdims=keepdims)  # type: ignore[assignment]  # the route table's
+    return result
 
 
 @numpy_extension
@@ -236,3 +319,122 @@ def sliding_window_view(
     """
     _calls.require_arrays("sliding_window_view", x)
     return _calls.call("sliding_window_view", (x, window_shape), {"axis": axis})
+
+
+# NumPy's functions generic libraries call on an array's namespace that the
+# standard lacks (xarray's transpose and nan-reductions, scikit-learn's
+# argpartition, code ported from NumPy): each is NumPy's own function, which
+# reaches the arrays through ``__array_function__`` and so runs by its row of
+# the route table (:mod:`unifiedarray._routes`) where the arrays live, with
+# NumPy's signature and answer.  Refused in strict mode, as every extension.
+NUMPY_NAMES = (
+    "transpose", "swapaxes", "rollaxis", "atleast_1d", "atleast_2d", "atleast_3d", "ravel", "partition",
+    "argpartition", "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanargmax",
+    "nanargmin", "nancumsum", "nancumprod", "nanmedian", "nanquantile", "nanpercentile", "percentile", "average",
+    "cov", "corrcoef", "ptp", "histogram", "bincount", "digitize", "interp", "convolve", "diagonal", "trace",
+    "diag", "dot", "vdot", "inner", "outer", "kron", "vstack", "hstack", "dstack", "column_stack", "split",
+    "array_split", "append", "argwhere", "flatnonzero", "nan_to_num", "isclose", "allclose", "array_equal",
+    "around", "rint", "fmax", "fmin", "fmod", "cbrt", "deg2rad", "rad2deg", "amax", "amin", "ediff1d",
+    "unique", "intersect1d", "setdiff1d", "union1d", "lexsort", "select", "choose", "compress", "extract",
+)  # fmt: skip
+
+
+def _numpy_named(name: str) -> Callable[..., Any]:
+    function = getattr(np, name)
+
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        return function(*args, **kwargs)
+
+    forward.__name__ = forward.__qualname__ = name
+    forward.__doc__ = (
+        f"NumPy's ``{name}``, run where its arrays live by its row of the route table "
+        f"(``unifiedarray._routes.ROUTES[{name!r}]``): NumPy's signature and answer."
+    )
+    return numpy_extension(forward)
+
+
+transpose: Callable[..., Any] = _numpy_named("transpose")
+swapaxes: Callable[..., Any] = _numpy_named("swapaxes")
+rollaxis: Callable[..., Any] = _numpy_named("rollaxis")
+atleast_1d: Callable[..., Any] = _numpy_named("atleast_1d")
+atleast_2d: Callable[..., Any] = _numpy_named("atleast_2d")
+atleast_3d: Callable[..., Any] = _numpy_named("atleast_3d")
+ravel: Callable[..., Any] = _numpy_named("ravel")
+partition: Callable[..., Any] = _numpy_named("partition")
+argpartition: Callable[..., Any] = _numpy_named("argpartition")
+nansum: Callable[..., Any] = _numpy_named("nansum")
+nanprod: Callable[..., Any] = _numpy_named("nanprod")
+nanmean: Callable[..., Any] = _numpy_named("nanmean")
+nanvar: Callable[..., Any] = _numpy_named("nanvar")
+nanstd: Callable[..., Any] = _numpy_named("nanstd")
+nanmax: Callable[..., Any] = _numpy_named("nanmax")
+nanmin: Callable[..., Any] = _numpy_named("nanmin")
+nanargmax: Callable[..., Any] = _numpy_named("nanargmax")
+nanargmin: Callable[..., Any] = _numpy_named("nanargmin")
+nancumsum: Callable[..., Any] = _numpy_named("nancumsum")
+nancumprod: Callable[..., Any] = _numpy_named("nancumprod")
+nanmedian: Callable[..., Any] = _numpy_named("nanmedian")
+nanquantile: Callable[..., Any] = _numpy_named("nanquantile")
+nanpercentile: Callable[..., Any] = _numpy_named("nanpercentile")
+percentile: Callable[..., Any] = _numpy_named("percentile")
+average: Callable[..., Any] = _numpy_named("average")
+cov: Callable[..., Any] = _numpy_named("cov")
+corrcoef: Callable[..., Any] = _numpy_named("corrcoef")
+ptp: Callable[..., Any] = _numpy_named("ptp")
+histogram: Callable[..., Any] = _numpy_named("histogram")
+bincount: Callable[..., Any] = _numpy_named("bincount")
+digitize: Callable[..., Any] = _numpy_named("digitize")
+interp: Callable[..., Any] = _numpy_named("interp")
+convolve: Callable[..., Any] = _numpy_named("convolve")
+diagonal: Callable[..., Any] = _numpy_named("diagonal")
+trace: Callable[..., Any] = _numpy_named("trace")
+diag: Callable[..., Any] = _numpy_named("diag")
+dot: Callable[..., Any] = _numpy_named("dot")
+vdot: Callable[..., Any] = _numpy_named("vdot")
+inner: Callable[..., Any] = _numpy_named("inner")
+outer: Callable[..., Any] = _numpy_named("outer")
+kron: Callable[..., Any] = _numpy_named("kron")
+vstack: Callable[..., Any] = _numpy_named("vstack")
+hstack: Callable[..., Any] = _numpy_named("hstack")
+dstack: Callable[..., Any] = _numpy_named("dstack")
+column_stack: Callable[..., Any] = _numpy_named("column_stack")
+split: Callable[..., Any] = _numpy_named("split")
+array_split: Callable[..., Any] = _numpy_named("array_split")
+append: Callable[..., Any] = _numpy_named("append")
+argwhere: Callable[..., Any] = _numpy_named("argwhere")
+flatnonzero: Callable[..., Any] = _numpy_named("flatnonzero")
+nan_to_num: Callable[..., Any] = _numpy_named("nan_to_num")
+isclose: Callable[..., Any] = _numpy_named("isclose")
+allclose: Callable[..., Any] = _numpy_named("allclose")
+array_equal: Callable[..., Any] = _numpy_named("array_equal")
+around: Callable[..., Any] = _numpy_named("around")
+rint: Callable[..., Any] = _numpy_named("rint")
+fmax: Callable[..., Any] = _numpy_named("fmax")
+fmin: Callable[..., Any] = _numpy_named("fmin")
+fmod: Callable[..., Any] = _numpy_named("fmod")
+cbrt: Callable[..., Any] = _numpy_named("cbrt")
+deg2rad: Callable[..., Any] = _numpy_named("deg2rad")
+rad2deg: Callable[..., Any] = _numpy_named("rad2deg")
+amax: Callable[..., Any] = _numpy_named("amax")
+amin: Callable[..., Any] = _numpy_named("amin")
+ediff1d: Callable[..., Any] = _numpy_named("ediff1d")
+unique: Callable[..., Any] = _numpy_named("unique")
+intersect1d: Callable[..., Any] = _numpy_named("intersect1d")
+setdiff1d: Callable[..., Any] = _numpy_named("setdiff1d")
+union1d: Callable[..., Any] = _numpy_named("union1d")
+lexsort: Callable[..., Any] = _numpy_named("lexsort")
+select: Callable[..., Any] = _numpy_named("select")
+choose: Callable[..., Any] = _numpy_named("choose")
+compress: Callable[..., Any] = _numpy_named("compress")
+extract: Callable[..., Any] = _numpy_named("extract")
+
+
+@numpy_extension
+def array(obj: Any, dtype: Any = None, *, copy: bool | None = True, device: Any = None) -> UnifiedArray:
+    """NumPy's ``array``: the standard's ``asarray`` that copies by default.
+
+    >>> import unifiedarray as xp
+    >>> xp.array([1, 2]).tolist()
+    [1, 2]
+    """
+    return asarray(obj, dtype=dtype, copy=copy, device=device)

@@ -74,7 +74,7 @@ from typing import Any, Generic, NamedTuple, ParamSpec, TypeVar, overload
 
 import numpy as np
 
-from . import _access, _calls, _operators, _reductions, _resolve, _results, _rules
+from . import _access, _calls, _interop, _operators, _reductions, _resolve, _results, _rules
 from ._array import UnifiedArray
 from ._devices import CPU, Device
 from ._dtypes import PYTHON_TYPES
@@ -457,6 +457,12 @@ def _record_astype(rec: _Recording, entry: Any, args: tuple) -> ArrayTracer:
         raise _Unfusable("astype")
     if sample.dtype == x.dtype and not copy:
         return x  # as eagerly: the argument itself
+    if x.dtype.kind in "fc" and sample.dtype.kind in "iu" and not backend_for(rec.dev).compiled_casts_agree:
+        # A compiled kernel may cast a float out of the integer's range
+        # otherwise than the eager cast (MLX's saturates: inf to int8 gives
+        # 127, its eager cast 0); the samples may not show it, so the cast
+        # runs eagerly.
+        raise _Unfusable(f"astype of floating values to an integer dtype on {rec.dev}")
     out = rec.record(_calls.call, ("astype", (x, sample.dtype), {"copy": True}, None, None))
     return rec.agrees(out, sample, "astype")
 
@@ -676,6 +682,27 @@ class ArrayTracer:
     __float__ = _refused("float() of a traced array (Python control flow on array values)")
     __complex__ = _refused("complex() of a traced array (Python control flow on array values)")
     __array__ = _refused("a conversion to NumPy (a NumPy function, or an array that is not an argument)")
+
+    # NumPy's functions of a traced array (``np.exp(x)``) are traced by their
+    # rows of the route table, as on a device NumPy cannot run on: the
+    # standard's function or a composition of namespace functions, each of
+    # whose calls is recorded; any other row cannot be fused.
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
+        return _numpy_traced(name, ufunc if method == "__call__" else getattr(ufunc, method), inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+        if not all(t in (ArrayTracer, ScalarTracer, UnifiedArray) for t in types):
+            return NotImplemented
+        return _numpy_traced(_interop.numpy_name(func), func, args, kwargs)
+
+
+def _numpy_traced(name: str, func: Any, args: tuple, kwargs: dict) -> Any:
+    """A NumPy call with tracers among its arguments, by its route's row."""
+    result = _interop.routed_for_tracing(name, func, args, dict(kwargs))
+    if result is None:
+        raise _Unfusable(f"numpy.{name}")
+    return result
 
 
 def _needs_value(self: ScalarTracer, *args: Any) -> Any:

@@ -22,13 +22,14 @@ import numpy as np
 
 from . import _rules
 from ._array import UnifiedArray
-from ._devices import CPU
+from ._calls import call_mixed
+from ._devices import CPU, Device
 from ._dtypes import PYTHON_TYPES
 from ._foreign import host_data
 from ._results import adopt, wrap_result
 from .backends import backend_of_native
 
-__all__ = ["array_or_scalar", "check_scalar", "intake", "intake_host", "standard_host"]
+__all__ = ["array_or_scalar", "check_scalar", "intake", "intake_host", "numpy_scalar", "standard_host"]
 
 
 def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) -> bool | None:
@@ -44,14 +45,15 @@ def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) 
     return _rules.binary_scalar(op, x.dtype, value, reflected)
 
 
-def array_or_scalar(value: Any, name: str) -> Any:
+def array_or_scalar(value: Any, name: str, device: Device | None = None) -> Any:
     """An argument the standard types as "an array or a Python scalar"
     (``where``'s values, ``searchsorted``'s ``x2``, ``isin``'s operands),
     taken as the binary operators take it: a UnifiedArray or a Python scalar
     (its exact type: the rules' weak scalar) as it is; other array data, a
     NumPy scalar (``np.float32(nan)``, as xarray passes) or array, an MLX or
     CuPy array, as data of its own dtype (:func:`intake`, NumPy's strong
-    scalar); anything else a ``TypeError`` naming the function.
+    scalar; made on ``device`` where given, :func:`numpy_scalar`); anything
+    else a ``TypeError`` naming the function.
 
     >>> import numpy as np
     >>> array_or_scalar(np.float32(1.5), "where").dtype
@@ -60,9 +62,30 @@ def array_or_scalar(value: Any, name: str) -> Any:
     t = type(value)
     if t is UnifiedArray or t in PYTHON_TYPES:
         return value
+    if device is not None and is_numpy_number(value):
+        return numpy_scalar(value, device)
     if backend_of_native(value) is not None or hasattr(value, "__array__"):
         return intake(value)
     raise TypeError(f"{name}: expected an array or a Python scalar, got {t.__name__}")
+
+
+def numpy_scalar(value: np.generic, dev: Device) -> UnifiedArray:
+    """A NumPy scalar (``np.sqrt(dt)``, ``np.float32(0.5)``) met by an array
+    on ``dev``: a value, as a Python scalar is, made there as a 0-d array
+    of its own dtype (NumPy 2's rule: a NumPy scalar is strongly typed).
+    Nothing is moved or counted for it, and the transfer guard has nothing
+    to refuse; a dtype the device cannot hold is the backend's error.
+
+    >>> import numpy as np
+    >>> numpy_scalar(np.float32(1.5), CPU).dtype
+    dtype('float32')
+    """
+    return call_mixed("asarray", (value.item(),), {"dtype": value.dtype}, device=dev)
+
+
+def is_numpy_number(value: Any) -> bool:
+    """Whether ``value`` is a NumPy scalar of one of the standard's kinds."""
+    return isinstance(value, np.generic) and value.dtype.kind in "biufc"
 
 
 def intake(value: Any) -> UnifiedArray:

@@ -1,14 +1,15 @@
 """NumPy's protocols: ``__array_ufunc__`` and ``__array_function__``.
 
 NumPy functions run through the one dispatch on the device where the
-array lives: NumPy on the host, CuPy on CUDA, and on MLX the standard's
-function of the same meaning (:data:`NUMPY_TO_STANDARD`, NumPy's arguments
-mapped onto the standard's signature), a recipe in the standard's terms
-(:mod:`unifiedarray._numpy_recipes`) or the backend's namesake
-(:data:`NATIVE_EQUIVALENTS`); NumPy's view functions give views
-(:mod:`unifiedarray._numpy_views`).  Anything else runs on the host, its
-moves counted, and its results are sent back.  ``out=`` is a tracked
-write.  An ``np.ndarray`` mixed with UnifiedArrays is taken as host data.
+array lives: NumPy on the host, CuPy on CUDA, and elsewhere (MLX) by the
+function's row of the route table (:mod:`unifiedarray._routes`): the
+standard's function of the same meaning (NumPy's arguments mapped onto the
+standard's signature), a composition of namespace functions, a view of the
+buffer, an answer from metadata, or the backend's namesake.  A row that
+says "host", or a call form a composition does not cover, runs on the
+host, its moves counted, and its results are sent back.  ``out=`` is a
+tracked write.  An ``np.ndarray`` mixed with UnifiedArrays is taken as
+host data.
 
 Example
 -------
@@ -31,37 +32,14 @@ from ._array import UnifiedArray
 from ._devices import CPU, Device
 from ._intake import intake_host
 from ._namespace import namespace
-from ._numpy_recipes import NUMPY_RECIPES
-from ._numpy_views import NUMPY_VIEWS
 from ._pickling import _rebuild  # noqa: F401  # older pickles name unifiedarray._interop._rebuild
 from ._placement import placement
 from ._results import adopt, send_back, wrap_result
+from ._routes import LOOP_CAST, ROUTES, Route
 from ._writes import cast_value, write
 from .backends import backend_for
 
-__all__ = ["NATIVE_EQUIVALENTS", "NUMPY_TO_STANDARD", "array_function", "array_ufunc", "numpy_call", "translated"]
-
-# NumPy names whose meaning the standard's function of (maybe) another name
-# shares; on MLX these run there, NumPy's arguments mapped onto the
-# standard's signature.  (On CUDA, CuPy's function of the NumPy name runs.)
-NUMPY_TO_STANDARD: dict[str, str] = {
-    **{n: n for n in (  # noqa: SIM905  # a table to read, not a list to scan
-        "add subtract multiply divide floor_divide negative positive exp expm1 log log1p log2 log10 sqrt "
-        "square sin cos tan sinh cosh tanh floor ceil trunc sign isnan isinf isfinite maximum minimum equal "
-        "not_equal less less_equal greater greater_equal logical_and logical_or logical_xor logical_not "
-        "bitwise_and bitwise_or bitwise_xor hypot copysign logaddexp matmul where sum prod mean std var max "
-        "min argmax argmin stack all any roll tile repeat clip count_nonzero nonzero"
-    ).split()},
-    "true_divide": "divide", "absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan",
-    "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "arctan2": "atan2", "power": "pow",
-    "invert": "bitwise_invert", "bitwise_not": "bitwise_invert", "left_shift": "bitwise_left_shift",
-    "right_shift": "bitwise_right_shift", "remainder": "remainder", "mod": "remainder",
-    "conjugate": "conj", "concatenate": "concat", "amax": "max", "amin": "min",
-    "linalg.solve": "linalg.solve", "linalg.inv": "linalg.inv", "linalg.det": "linalg.det",
-    "linalg.cholesky": "linalg.cholesky", "linalg.eigh": "linalg.eigh",
-    "linalg.svd": "linalg.svd",
-    "fft.fft": "fft.fft", "fft.ifft": "fft.ifft", "fft.rfft": "fft.rfft", "fft.irfft": "fft.irfft",
-}  # fmt: skip
+__all__ = ["array_function", "array_ufunc", "numpy_call", "numpy_name", "routed_for_tracing", "translated"]
 
 # NumPy's parameter names that the standard spells otherwise.
 _RENAMES = {"a_min": "min", "a_max": "max", "ddof": "correction", "tup": "arrays", "reps": "repetitions"}
@@ -70,7 +48,7 @@ _RENAMES = {"a_min": "min", "a_max": "max", "ddof": "correction", "tup": "arrays
 _SEQUENCES = (list, tuple)
 
 
-def _numpy_name(func: Any) -> str:
+def numpy_name(func: Any) -> str:
     """The name a NumPy function is known by here (``"dot"``,
     ``"linalg.solve"``), worked out once per function."""
     try:
@@ -121,7 +99,7 @@ def _natives(obj: Any, dev: Device, reason: str) -> Any:
         native = native_on(obj, dev, reason)
         if dev is CPU:
             # Read-only: a NumPy function that writes into an argument it was
-            # not known to write (those are in _WRITES_FIRST) fails loudly
+            # not known to write (rows of kind "writes") fails loudly
             # instead of leaving the buffer's other copies stale.
             native = native.view()
             native.flags.writeable = False
@@ -141,14 +119,17 @@ def _native_leaves(args: Any) -> list:
     return flat
 
 
-# NumPy functions that write into their first argument (and return None, or
-# that argument).  Run on a UnifiedArray, they write through its buffer: any
-# other way would leave the buffer's other copies stale.
-_WRITES_FIRST = frozenset(["copyto", "fill_diagonal", "put", "put_along_axis", "place", "putmask"])
+#: The rows of kind "writes" (derived once from the route table).
+_WRITES = frozenset(name for name, route in ROUTES.items() if route.kind == "writes")
 
 
 def _writes_first(name: str, args: tuple, kwargs: dict) -> bool:
-    if name in _WRITES_FIRST or name.endswith(".at"):  # ufunc.at(a, indices, b) writes into a
+    """Whether the call writes into ``args[0]``: a row of kind "writes"
+    (NumPy functions that write into their first argument), a ufunc's
+    ``at``, or ``nan_to_num(copy=False)``.  Run on a UnifiedArray, they
+    write through its buffer: any other way would leave the buffer's other
+    copies stale."""
+    if name in _WRITES or name.endswith(".at"):  # ufunc.at(a, indices, b) writes into a
         return True
     if name == "nan_to_num":  # nan_to_num(x, copy=True, ...) writes into x when copy is false
         return not kwargs.get("copy", args[1] if len(args) > 1 else True)
@@ -165,6 +146,11 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
     target = args[0]
     dev = target.device if type(target) is UnifiedArray else CPU
     why = reason if dev is CPU else f"host fallback: {reason}"
+    route = ROUTES.get(name)
+    if dev is not CPU and route is not None and route.target is not None:
+        rest, kw = _intake_ndarrays(args[1:]), _intake_ndarrays(kwargs)
+        if route.target(namespace(), target, *rest, **kw):
+            return None  # NumPy's in-place functions return None
     nat_rest, nat_kw = _natives(_intake_ndarrays(args[1:]), CPU, why), _natives(_intake_ndarrays(kwargs), CPU, why)
     if type(target) is not UnifiedArray:
         return host_call(target, *nat_rest, **nat_kw)
@@ -244,13 +230,10 @@ def _read_out_position(func: Any) -> tuple[int, tuple[str, ...]] | None:
 _OUT_POSITIONS: dict[Any, tuple[int, tuple[str, ...]] | None] = {}
 
 
-def _standard_call(name: str, func: Any, args: tuple, kwargs: dict) -> tuple[Any, tuple, dict] | None:
+def _standard_call(path: str, func: Any, args: tuple, kwargs: dict) -> tuple[Any, tuple, dict] | None:
     """A NumPy call as the standard's function of the same meaning
     (``np.mean(x, 0)`` -> ``xp.mean(x, axis=0)``), or None where the call
     uses what the standard lacks (``where=``, ``kind=``, ...)."""
-    path = NUMPY_TO_STANDARD.get(name)
-    if path is None:
-        return None
     target: Any = namespace()
     for part in path.split("."):
         target = getattr(target, part)
@@ -352,7 +335,7 @@ def _check_casting(func: Any, args: tuple, kwargs: dict) -> None:
             raise TypeError(f"Cannot cast array data from {a.dtype!r} to {dtype!r} according to the rule {casting!r}")
 
 
-def _ufunc_loop_inputs(func: np.ufunc, args: tuple, dtype: np.dtype) -> tuple | None:
+def _ufunc_loop_inputs(func: np.ufunc, args: tuple, dtype: np.dtype | None) -> tuple | None:
     """``ufunc(*args, dtype=dtype)``'s arguments cast to the dtypes of the
     loop NumPy chooses, as NumPy chooses it (from the dtypes alone, before
     any data is touched): NumPy's error where it has no such loop
@@ -360,41 +343,33 @@ def _ufunc_loop_inputs(func: np.ufunc, args: tuple, dtype: np.dtype) -> tuple | 
     cannot be known without converting them."""
     dtypes: list[Any] = []
     for a in args:
-        if type(a) is UnifiedArray:
+        if type(a) is UnifiedArray or hasattr(type(a), "__unifiedarray_trace__"):  # an array, or fuse's tracer of one
             dtypes.append(a.dtype)
         elif type(a) in (bool, int, float, complex):
             dtypes.append(type(a))  # NumPy's weak Python scalars
         else:
             return None
-    loop = func.resolve_dtypes((*dtypes, *(None,) * func.nout), signature=(*(None,) * func.nin, *(dtype,) * func.nout))
+    operands = (*dtypes, *(None,) * func.nout)
+    if dtype is None:
+        loop = func.resolve_dtypes(operands)
+    else:
+        loop = func.resolve_dtypes(operands, signature=(*(None,) * func.nin, *(dtype,) * func.nout))
     cast = namespace().astype
-    return tuple(cast(a, loop[i]) if type(a) is UnifiedArray else a for i, a in enumerate(args))
-
-
-# NumPy functions whose namesake in the device's own NumPy-like module has
-# NumPy's meaning (MLX's einsum), run there on the device's copies.
-NATIVE_EQUIVALENTS = frozenset({"einsum"})
+    return tuple(cast(a, loop[i]) if hasattr(a, "dtype") and a.dtype != loop[i] else a for i, a in enumerate(args))
 
 
 def translated() -> dict[str, str]:
-    """Every NumPy function the library runs on a device by a translation of
-    its own, by NumPy name (``"linalg.norm"``), with how: ``"standard"``
-    (:data:`NUMPY_TO_STANDARD`), ``"recipe"`` (:data:`NUMPY_RECIPES`),
-    ``"native"`` (:data:`NATIVE_EQUIVALENTS`) or ``"view"`` (NumPy's view
-    functions, answered with views of the buffer).  A new translation goes
-    into one of these tables, and so into this list, which the differential
-    test against NumPy enumerates (``tests/test_numpy_translations.py``): a
-    translation it has no strategy for fails it.  (On CUDA, CuPy's function
-    of the NumPy name runs; the same test runs every entry there.)
+    """Every NumPy function the library runs on a device by a row of the
+    route table (:data:`unifiedarray._routes.ROUTES`), by NumPy name
+    (``"linalg.norm"``), with the row's kind: ``"standard"``,
+    ``"compose"``, ``"view"``, ``"metadata"``, ``"namesake"`` or ``"writes"``
+    (rows that say "host" are left out).  (On CUDA, CuPy's function of the
+    NumPy name runs first.)
 
     >>> translated()["linalg.norm"], translated()["absolute"]
-    ('recipe', 'standard')
+    ('compose', 'standard')
     """
-    out = dict.fromkeys(NUMPY_TO_STANDARD, "standard")
-    out.update(dict.fromkeys(NUMPY_RECIPES, "recipe"))
-    out.update(dict.fromkeys(NATIVE_EQUIVALENTS, "native"))
-    out.update(dict.fromkeys(NUMPY_VIEWS, "view"))
-    return out
+    return {name: r.kind for name, r in ROUTES.items() if r.kind != "host"}
 
 
 def _without_defaults(func: Any, kwargs: dict) -> dict:
@@ -412,23 +387,33 @@ def _without_defaults(func: Any, kwargs: dict) -> dict:
     }
 
 
-def _recipe_call(name: str, args: tuple, kwargs: dict) -> Any:
-    recipe = NUMPY_RECIPES.get(name)
-    if recipe is None:
-        return None
+def _composed_call(route: Route, name: str, func: Any, args: tuple, kwargs: dict) -> Any:
+    """A composition's answer, or None for a call form it does not take
+    (the host does it).  A ufunc's composition takes its arguments cast to
+    the dtypes of the loop NumPy would choose, and no keywords but
+    ``dtype=``."""
+    if isinstance(func, np.ufunc) and name in LOOP_CAST:
+        if set(kwargs) - {"dtype"} or len(args) != func.nin:
+            return None
+        dtype = kwargs.get("dtype")
+        cast = _ufunc_loop_inputs(func, args, None if dtype is None else np.dtype(dtype))
+        if cast is None:
+            return None
+        args, kwargs = cast, {}
+    recipe = route.target
     sig = _signature(recipe)
     try:
         if sig is not None:
             sig.bind(namespace(), *args, **kwargs)
     except TypeError:
-        return None  # a call form the recipe does not take: the host does it
+        return None  # a call form the composition does not take: the host does it
     return recipe(namespace(), *args, **kwargs)
 
 
 def _native_call(name: str, args: tuple, kwargs: dict, dev: Device, reason: str) -> Any:
     """``einsum`` and its kind: the backend's own function, on its copies."""
-    if name not in NATIVE_EQUIVALENTS or kwargs:
-        return None
+    if kwargs or not args or not isinstance(args[0], str):
+        return None  # einsum's interleaved form (operand, sublist, ...): the host
     if not all(a.dtype.kind in "fc" for a in args if type(a) is UnifiedArray):
         return None  # MLX's einsum contracts floating data only (its matmul's limit)
     backend = backend_for(dev)
@@ -438,6 +423,38 @@ def _native_call(name: str, args: tuple, kwargs: dict, dev: Device, reason: str)
     natives = tuple(native_on(a, dev, reason) if type(a) is UnifiedArray else a for a in args)
     with backend.compute_context(dev):
         return wrap_result(fn(*natives), dev, natives)
+
+
+def routed_for_tracing(name: str, func: Any, args: tuple, kwargs: dict) -> Any:
+    """A NumPy call whose arguments hold tracers of :func:`unifiedarray.fuse`
+    by its row of the route table (a standard function or a composition,
+    whose namespace calls the tracers record); None for any other row or a
+    form the row does not cover."""
+    route = ROUTES.get(name)
+    if route is None or route.kind not in ("standard", "compose"):
+        return None
+    return _routed(name, func, args, kwargs, CPU, f"numpy.{name}")
+
+
+def _routed(name: str, func: Any, args: tuple, kwargs: dict, dev: Device, reason: str) -> Any:
+    """The call by its row of the route table on a device NumPy's own
+    functions cannot run on; None where the row says "host" (or the call's
+    form is one the row does not cover)."""
+    route = ROUTES.get(name)
+    if route is None:
+        return None  # a function newer than the table: the host, counted
+    kind = route.kind
+    if kind == "standard":
+        standard = _standard_call(route.target, func, args, kwargs)
+        if standard is None:
+            return None
+        target, std_args, std_kwargs = standard
+        return target(*std_args, **std_kwargs)
+    if kind == "compose":
+        return _composed_call(route, name, func, args, _without_defaults(func, kwargs))
+    if kind == "namesake":
+        return _native_call(name, args, _without_defaults(func, kwargs), dev, reason)
+    return None
 
 
 def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> Any:
@@ -468,20 +485,10 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
     _leaves((args, kwargs), lambda o: type(o) is UnifiedArray, found)
     dev = placement(None, found, reason) if found else CPU  # NumPy's own calls run on the host
     result: Any = None
-    if dev is CPU:
-        pass
-    elif backend_for(dev).numpy_compatible:
+    if dev is not CPU and backend_for(dev).numpy_compatible:
         result = _run_numpy_like(name, func, args, kwargs, dev, reason)
-    else:
-        standard = _standard_call(name, func, args, kwargs)
-        if standard is not None:
-            target, std_args, std_kwargs = standard
-            result = target(*std_args, **std_kwargs)
-        else:
-            given = _without_defaults(func, kwargs)
-            result = _recipe_call(name, args, given)
-            if result is None:
-                result = _native_call(name, args, given, dev, reason)
+    if result is None and dev is not CPU:
+        result = _routed(name, func, args, kwargs, dev, reason)
     if result is None:
         why = reason if dev is CPU else f"host fallback: numpy.{name}"
         nat_args, nat_kwargs = _natives(args, CPU, why), _natives(kwargs, CPU, why)
@@ -621,22 +628,88 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     return numpy_call(name, getattr(ufunc, method), inputs, dict(kwargs), f"numpy.{name}")
 
 
-def array_function(func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
-    """``__array_function__``: a NumPy function called with UnifiedArrays."""
+def array_function(func: Any, types: Any, args: tuple, kwargs: dict, like: Any = None) -> Any:
+    """``__array_function__``: a NumPy function called with UnifiedArrays
+    (``like``: the array whose method NumPy called, which for NEP 35's
+    ``like=`` is among no argument)."""
     for t in types:
         if t is not UnifiedArray and not issubclass(t, _ARRAY_CLASSES):
             return NotImplemented
-    name = _numpy_name(func)
+    name = numpy_name(func)
+    early = _ANSWERED_FIRST.get(name)
+    if early is not None:
+        kind, target = early
+        if kind == "metadata" or (args and type(args[0]) is UnifiedArray):
+            res = target(*args, **kwargs)
+            if res is not None:
+                return res
+    elif name in _CREATION and type(like) is UnifiedArray and not _has_array(args, kwargs):
+        return _created_like(name, func, args, kwargs, like)
     if name in _ASKS_ABOUT_MEMORY:
         # np.may_share_memory(np.asarray(x), x): asked of the memory itself,
         # so the arrays are never converted or copied on the way.
         return func(*(_host_memory(a) for a in args), **kwargs)
-    view = NUMPY_VIEWS.get(name)
-    if view is not None and args and type(args[0]) is UnifiedArray:
-        res = view(*args, **kwargs)
-        if res is not None:
-            return res
     return numpy_call(name, func, args, dict(kwargs), f"numpy.{name}")
+
+
+# The rows answered before the call path, on every device: views of the
+# buffer and answers from metadata (derived once from the route table).
+_ANSWERED_FIRST: dict[str, tuple[str, Any]] = {
+    name: (route.kind, route.target) for name, route in ROUTES.items() if route.kind in ("view", "metadata")
+}
+
+# NEP 35's creation functions (``np.zeros(3, like=x)``): the namespace's of
+# the same name makes the array on x's device; the rest are made by NumPy
+# and moved there, counted.
+_CREATION = frozenset(
+    [
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "arange",
+        "eye",
+        "identity",
+        "asarray",
+        "array",
+        "asanyarray",
+        "ascontiguousarray",
+        "asfortranarray",
+        "frombuffer",
+        "fromiter",
+        "fromstring",
+        "fromfunction",
+        "fromfile",
+        "loadtxt",
+        "genfromtxt",
+        "require",
+        "tri",
+    ]
+)
+_ON_DEVICE = {"zeros": "zeros", "ones": "ones", "empty": "empty", "full": "full", "arange": "arange", "eye": "eye"}
+
+
+def _has_array(args: tuple, kwargs: dict) -> bool:
+    found: list = []
+    _leaves((args, kwargs), lambda o: type(o) is UnifiedArray, found)
+    return bool(found)
+
+
+def _created_like(name: str, func: Any, args: tuple, kwargs: dict, like: UnifiedArray) -> Any:
+    dev = like.device
+    target = _ON_DEVICE.get(name)
+    given = {k: v for k, v in kwargs.items() if not (k in ("order", "device") and v in ("C", None))}
+    if target is not None:
+        if name == "eye" and given.get("M", 0) is None:
+            given.pop("M")
+        if "dtype" in given:
+            given["dtype"] = None if given["dtype"] is None else np.dtype(given["dtype"])
+        if name == "eye" and given.get("k") == 0:
+            given.pop("k")
+        with contextlib.suppress(TypeError):
+            return getattr(namespace(), target)(*args, **given, device=dev)
+    host = func(*args, **kwargs)
+    return namespace().asarray(host, device=dev)
 
 
 _ARRAY_CLASSES = (UnifiedArray, np.ndarray)

@@ -48,9 +48,14 @@ def concat(arrays: tuple[UnifiedArray, ...] | list[UnifiedArray], /, *, axis: in
 def moveaxis(x: UnifiedArray, source: int | tuple[int, ...], destination: int | tuple[int, ...], /) -> UnifiedArray:
     """``moveaxis`` (manipulation), run where its arrays live.
 
+    A view sharing x's buffer (as NumPy's): a write through it reaches ``x``.
+
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.moveaxis.html
     """
-    return _calls.call("moveaxis", (x, source, destination))
+    traced = _calls.traced_call(moveaxis, (x, source, destination))
+    if traced is not NotImplemented:
+        return traced  # a tracer of unifiedarray.fuse records the call
+    return _view_ops.moved(x, source, destination)
 
 
 def repeat(x: UnifiedArray, repeats: int | UnifiedArray, /, *, axis: int | None = None) -> UnifiedArray:

@@ -33,7 +33,7 @@ from ._compiled import compiled_modules
 from ._devices import CPU, Device
 from ._dtypes import PYTHON_TYPES
 from ._errors import run_translated
-from ._intake import check_scalar, intake
+from ._intake import check_scalar, intake, is_numpy_number, numpy_scalar
 from ._resolve import GENERATION, resolve, resolved
 from ._results import adopt, lone_on_host, new_result, wrap_result
 from ._writes import write
@@ -362,7 +362,9 @@ def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False)
         if ty is not UnifiedArray:
             if name == "matmul" or (backend_of_native(y) is None and not hasattr(y, "__array__")):
                 return NotImplemented
-            y = intake(y)
+            # A NumPy scalar is a value (made on x's device, nothing moved);
+            # other foreign data is data (taken in, moved where needed, counted).
+            y = numpy_scalar(y, x.device) if is_numpy_number(y) else intake(y)
         _rules.binary_arrays(name, x.dtype, y.dtype)
     return call_mixed(name, (y, x) if reflected else (x, y), NO_KWARGS, name)
 

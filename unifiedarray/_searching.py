@@ -69,7 +69,7 @@ def searchsorted(
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.searchsorted.html
     """
-    x2 = _intake.array_or_scalar(x2, "searchsorted")
+    x2 = _intake.array_or_scalar(x2, "searchsorted", x1.device if type(x1) is UnifiedArray else None)
     if type(x2) is not UnifiedArray and type(x1) is UnifiedArray:
         # A Python scalar: the rules' kind and range (one outside an integer
         # x1's range sorts before or after every element).
@@ -93,7 +93,8 @@ def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray 
     if traced is not NotImplemented:
         return traced  # a tracer of unifiedarray.fuse records the call
     _calls.require_arrays("where", condition)
-    x1, x2 = _intake.array_or_scalar(x1, "where"), _intake.array_or_scalar(x2, "where")
+    dev = condition.device
+    x1, x2 = _intake.array_or_scalar(x1, "where", dev), _intake.array_or_scalar(x2, "where", dev)
     t1, t2 = type(x1) is UnifiedArray, type(x2) is UnifiedArray
     arr: Any = x1 if t1 else x2
     value: Any = x2 if t1 else x1
@@ -107,7 +108,6 @@ def where(condition: UnifiedArray, x1: UnifiedArray | complex, x2: UnifiedArray 
         x1, x2 = (arr, value) if t1 else (value, arr)
     else:
         dt = _rules.where_scalars(x1, x2)
-        dev = condition.device
         x1 = _calls.scalar_array(_rules.element(dt, x1, "where"), dt, dev)
         x2 = _calls.scalar_array(_rules.element(dt, x2, "where"), dt, dev)
     return _calls.call("where", (condition, x1, x2))

@@ -90,7 +90,8 @@ def isin(x1: UnifiedArray | int, x2: UnifiedArray | int, /, *, invert: bool = Fa
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.isin.html
     """
-    x1, x2 = _intake.array_or_scalar(x1, "isin"), _intake.array_or_scalar(x2, "isin")
+    dev = x1.device if type(x1) is UnifiedArray else x2.device if type(x2) is UnifiedArray else None
+    x1, x2 = _intake.array_or_scalar(x1, "isin", dev), _intake.array_or_scalar(x2, "isin", dev)
     t1, t2 = type(x1) is UnifiedArray, type(x2) is UnifiedArray
     if t1 != t2:
         # One Python scalar: compared by value, as the rules take a scalar in

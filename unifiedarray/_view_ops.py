@@ -112,6 +112,40 @@ def permuted(x: UnifiedArray, axes: Any) -> UnifiedArray:
     return linked_view(x, views.Permute(norm), tuple(x.extent[a] for a in norm))
 
 
+def moved(x: UnifiedArray, source: Any, destination: Any) -> UnifiedArray:
+    """``x`` with the axes ``source`` moved to ``destination`` (NumPy's and
+    the standard's ``moveaxis``): a view sharing x's buffer.
+
+    >>> import unifiedarray as xp
+    >>> moved(xp.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
+    if type(x) is not UnifiedArray:
+        raise TypeError(f"moveaxis: expected a UnifiedArray, got {type(x).__name__}")
+    n = x.ndim
+    src, dst = _axes_list(source, n, "source"), _axes_list(destination, n, "destination")
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: `source` and `destination` arguments must have the same number of elements")
+    order = [a for a in range(n) if a not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return permuted(x, tuple(order))
+
+
+def _axes_list(axes: Any, n: int, name: str) -> list[int]:
+    try:
+        items = [operator.index(axes)] if not isinstance(axes, tuple | list) else [operator.index(a) for a in axes]
+    except TypeError:
+        raise TypeError(f"moveaxis: {name} must be an int or a tuple of ints, not {axes!r}") from None
+    for a in items:
+        if not -n <= a < n:
+            raise AxisError(f"moveaxis: {name} axis {a} is out of bounds for an array of {n} dimensions")
+    out = [a + n if a < 0 else a for a in items]
+    if len(set(out)) != len(out):
+        raise ValueError(f"moveaxis: repeated axis in `{name}` argument")
+    return out
+
+
 def to_device(x: UnifiedArray, dev: Device) -> UnifiedArray:
     """A copy of ``x`` on ``dev`` (``x`` itself if it is there): an explicit
     move, through the host (where every backend meets every other)."""

@@ -76,10 +76,14 @@ class Backend:
     #: whether :meth:`numpy_like` takes NumPy's call forms function by
     #: function (CuPy): NumPy's functions called on this backend's arrays
     #: (``np.nanmean(x)``) then run as that module's function of the same
-    #: name; elsewhere as the Array API namespace's function of the same
-    #: meaning (or a recipe in the standard's terms), and only where neither
-    #: takes the call form, on the host (counted)
+    #: name; elsewhere by the function's row of the route table
+    #: (:mod:`unifiedarray._routes`), and only where the row says so or does
+    #: not take the call form, on the host (counted)
     numpy_compatible: bool = False
+    #: whether this backend's compiled kernels (``fuse``) cast floats out of
+    #: an integer dtype's range (inf, NaN, too large) as its eager cast does;
+    #: where not, fuse runs such casts eagerly
+    compiled_casts_agree: bool = True
     #: the complex dtype a complex Python scalar or complex data takes by
     #: default on this backend's devices (MLX holds no complex128)
     default_complex: np.dtype = np.dtype(np.complex128)
@@ -458,9 +462,9 @@ class Backend:
 
     def numpy_like(self) -> ModuleType | None:
         """The NumPy-like module of this backend: where NumPy calls on its
-        arrays run (CuPy, :attr:`numpy_compatible`), or whose functions of
-        ``_interop.NATIVE_EQUIVALENTS`` (``einsum``) have NumPy's meaning
-        (MLX's); None where there is none."""
+        arrays run (CuPy, :attr:`numpy_compatible`), or whose functions the
+        route table's rows of kind "namesake" name (``einsum``) have NumPy's
+        meaning (MLX's); None where there is none."""
         return None
 
 
