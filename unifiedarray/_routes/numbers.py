@@ -19,6 +19,8 @@ import numpy as np
 
 from ._common import all_arrays, is_array
 from ._route import Route, compose, host
+from .shapes import trim_zeros
+from .statistics import convolve
 
 __all__ = ["ROUTES"]
 
@@ -216,16 +218,14 @@ def _polysub(xp: Any, a1: Any, a2: Any) -> Any:
 
 
 def _polymul(xp: Any, a1: Any, a2: Any) -> Any:
-    from .shapes import _trim_zeros  # a sibling chapter
-    from .statistics import _convolve  # a sibling chapter
 
     if not all_arrays(a1, a2) or a1.ndim != 1 or a2.ndim != 1:
         return None
     # NumPy multiplies poly1d's, which drop leading zeros (all zeros: [0]).
-    t1, t2 = _trim_zeros(xp, a1, "f"), _trim_zeros(xp, a2, "f")
+    t1, t2 = trim_zeros(xp, a1, "f"), trim_zeros(xp, a2, "f")
     t1 = t1 if t1.shape[0] else xp.zeros((1,), dtype=a1.dtype, device=a1.device)
     t2 = t2 if t2.shape[0] else xp.zeros((1,), dtype=a2.dtype, device=a2.device)
-    return _convolve(xp, t1, t2)
+    return convolve(xp, t1, t2)
 
 
 def _polyder(xp: Any, p: Any, m: int = 1) -> Any:

@@ -22,7 +22,7 @@ from .._view_ops import moved, permuted, reshaped
 from ._common import all_arrays, is_array, numpy_axis
 from ._route import Route, compose, host, standard, view, writes
 
-__all__ = ["ROUTES"]
+__all__ = ["ROUTES", "trim_zeros"]
 
 
 # -- views -------------------------------------------------------------------------------
@@ -315,7 +315,7 @@ def _pad(xp: Any, array: Any, pad_width: Any, mode: str = "constant", **kwargs: 
     return xp.pad(array, pad_width, mode, **kwargs) if is_array(array) else None
 
 
-def _trim_zeros(xp: Any, filt: Any, trim: str = "fb", axis: Any = None) -> Any:
+def trim_zeros(xp: Any, filt: Any, trim: str = "fb", axis: Any = None) -> Any:
     """NumPy's trim_zeros: along each axis, the span from the first to the
     last slice holding a nonzero (two scalars read per axis)."""
     if not is_array(filt) or filt.ndim == 0:
@@ -561,7 +561,7 @@ ROUTES: dict[str, Route] = {
     "rot90": compose(_rot90),
     "resize": compose(_resize),
     "pad": compose(_pad),
-    "trim_zeros": compose(_trim_zeros),
+    "trim_zeros": compose(trim_zeros),
     "delete": compose(_delete),
     "insert": compose(_insert),
     "diag": compose(_diag),

@@ -22,7 +22,7 @@ import numpy as np
 from ._common import UNSET, all_arrays, is_array, numpy_axis
 from ._route import Route, compose, host, standard
 
-__all__ = ["ROUTES", "read_scalar"]
+__all__ = ["ROUTES", "convolve", "read_scalar"]
 
 
 def read_scalar(x: Any) -> Any:
@@ -496,7 +496,7 @@ def _diff(xp: Any, a: Any, n: int = 1, axis: int = -1, prepend: Any = UNSET, app
     return xp.diff(a, axis=axis, n=n, **kw)
 
 
-def _convolve(xp: Any, a: Any, v: Any, mode: str = "full") -> Any:
+def convolve(xp: Any, a: Any, v: Any, mode: str = "full") -> Any:
     if not all_arrays(a, v) or a.ndim != 1 or v.ndim != 1 or mode not in ("full", "same", "valid"):
         return None
     if a.shape[0] < v.shape[0]:
@@ -508,7 +508,7 @@ def _convolve(xp: Any, a: Any, v: Any, mode: str = "full") -> Any:
     # (len, m) gather of a's padded copy, then one matmul.
     dt = np.result_type(a.dtype, v.dtype)
     if dt == np.bool_:
-        out = _convolve(xp, xp.astype(a, xp.int64), xp.astype(v, xp.int64), mode)
+        out = convolve(xp, xp.astype(a, xp.int64), xp.astype(v, xp.int64), mode)
         return None if out is None else out != 0  # NumPy's bool convolution: an or of ands
     pad = xp.zeros((m - 1,), dtype=dt, device=a.device)
     ap = xp.concat([pad, xp.astype(a, dt), pad])
@@ -529,7 +529,7 @@ def _correlate(xp: Any, a: Any, v: Any, mode: str = "valid") -> Any:
         return None
     if a.shape[0] < v.shape[0]:
         return None  # NumPy swaps and reverses: the host
-    return _convolve(xp, a, xp.flip(xp.conj(v) if xp.isdtype(v.dtype, "complex floating") else v), mode)
+    return convolve(xp, a, xp.flip(xp.conj(v) if xp.isdtype(v.dtype, "complex floating") else v), mode)
 
 
 ROUTES: dict[str, Route] = {
@@ -587,6 +587,6 @@ ROUTES: dict[str, Route] = {
     "gradient": compose(_gradient),
     "diff": compose(_diff),
     "ediff1d": compose(_ediff1d),
-    "convolve": compose(_convolve),
+    "convolve": compose(convolve),
     "correlate": compose(_correlate),
 }
