@@ -174,8 +174,9 @@ def _frexp(xp: Any, x: Any) -> Any:
 def _ldexp(xp: Any, x: Any, e: Any) -> Any:
     if not is_array(x):
         return None
-    two = xp.asarray(2.0, dtype=x.dtype, device=x.device)
-    return x * xp.pow(two, xp.astype(e, x.dtype) if is_array(e) else float(e))
+    if is_array(e):
+        return x * xp.pow(2.0, xp.astype(e, x.dtype))  # 2.0 weak: the power in x's dtype
+    return x * 2.0 ** float(e)
 
 
 def _logaddexp2(xp: Any, a: Any, b: Any) -> Any:

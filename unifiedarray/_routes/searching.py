@@ -106,7 +106,7 @@ def _choose(xp: Any, a: Any, choices: Any, out: Any = None, mode: str = "raise")
         return None
     stacked = xp.stack(xp.broadcast_arrays(*choices, xp.astype(a, choices[0].dtype))[:-1], axis=0)
     n = len(choices)
-    if a.size and (bool(xp.any(a < 0)) or bool(xp.any(a >= n))):
+    if a.size and bool(xp.any((a < 0) | (a >= n))):  # one flag read
         raise ValueError("invalid entry in choice array")
     idx = xp.broadcast_to(xp.astype(a, xp.int64), stacked.shape[1:])
     return xp.take_along_axis(stacked, idx[None, ...], axis=0)[0]

@@ -381,7 +381,12 @@ def _insert(xp: Any, arr: Any, obj: Any, values: Any, axis: Any = None) -> Any:
     i %= n + 1
     shape = list(a.shape)
     shape[ax] = 1
-    vals = xp.asarray(values, dtype=a.dtype, device=a.device) if not is_array(values) else xp.astype(values, a.dtype)
+    if is_array(values):
+        vals = xp.astype(values, a.dtype)
+    elif np.isscalar(values):
+        vals = xp.full((), values, dtype=a.dtype, device=a.device)  # a value, not data to move
+    else:
+        vals = xp.asarray(values, dtype=a.dtype, device=a.device)
     if vals.ndim > 0 and axis is None:
         vals = xp.reshape(vals, (-1,))
         shape[ax] = vals.shape[0]
@@ -606,9 +611,17 @@ def _copyto(xp: Any, dst: Any, src: Any, casting: str = "same_kind", where: Any 
 def _put(xp: Any, a: Any, ind: Any, v: Any, mode: str = "raise") -> Any:
     if mode != "raise" or not (is_array(ind) or isinstance(ind, int | list | tuple)):
         return None
-    idx = ind if is_array(ind) else xp.asarray(ind, dtype=xp.int64, device=a.device)
+    if isinstance(ind, int):
+        idx = xp.full((1,), ind, dtype=xp.int64, device=a.device)  # a value, not data to move
+    else:
+        idx = ind if is_array(ind) else xp.asarray(ind, dtype=xp.int64, device=a.device)
     idx = xp.reshape(idx, (-1,))
-    vals = v if is_array(v) else xp.asarray(v, dtype=a.dtype, device=a.device)
+    if is_array(v):
+        vals = v
+    elif np.isscalar(v):
+        vals = xp.full((1,), v, dtype=a.dtype, device=a.device)
+    else:
+        vals = xp.asarray(v, dtype=a.dtype, device=a.device)
     if vals.size == 0 or idx.shape[0] == 0:
         return True
     vals = _resize(xp, vals, (idx.shape[0],))

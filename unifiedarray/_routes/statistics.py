@@ -274,8 +274,9 @@ def _average(xp: Any, a: Any, axis: Any = None, weights: Any = None, returned: b
     x = _float_of(xp, a)
     if weights is None:
         avg = xp.mean(x, axis=axis, keepdims=keepdims)
-        scl = xp.astype(xp.asarray(x.size / max(avg.size, 1), device=a.device), avg.dtype)
-        return (avg, xp.broadcast_to(scl, avg.shape)) if returned else avg
+        if not returned:
+            return avg
+        return avg, xp.full(avg.shape, x.size / max(avg.size, 1), dtype=avg.dtype, device=a.device)
     w = weights
     if w.shape != a.shape:
         if axis is None or w.ndim != 1:
