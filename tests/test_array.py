@@ -298,3 +298,39 @@ def test_only_the_fast_paths_and_the_array_makers_read_a_lone_results_slots():
         "_subscripts.py",  # getitem's fast path, views
         "_view_ops.py",  # linked views
     }
+
+
+class _OtherArray:
+    """Another library's array: it answers ``@`` from either side."""
+
+    def __matmul__(self, other):
+        return "other @"
+
+    def __rmatmul__(self, other):
+        return "@ other"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_binary_operators_take_numpys_operands_alike_in_both_builds(device):
+    # The compiled build enforced `other: UnifiedArray` on @ (Cython), so
+    # `a @ ndarray` raised "Argument 'other' has incorrect type" where the
+    # pure build deferred; lists and None gave Python's identity answers.
+    host = np.array([1.0, 2.0])
+    x = xp.asarray(host, device=device)
+    assert float(x @ np.ones(2)) == float(host @ np.ones(2))
+    assert float(np.ones(2) @ x) == float(np.ones(2) @ host)
+    assert x @ _OtherArray() == "@ other" and _OtherArray() @ x == "other @"
+    assert float(x @ [1, 2]) == float(host @ [1, 2])
+    for got, want in [(x == [1, 2], host == [1, 2]), (x != [1, 2], host != [1, 2]), (x + [1, 2], host + [1, 2]),  # noqa: RUF005
+                      ([3, 4] - x, [3, 4] - host), (x == None, host == None), (x != None, host != None)]:  # noqa: E711  # fmt: skip
+        assert type(got) is xp.UnifiedArray and got.dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+    with pytest.raises(TypeError):
+        x.sort(axis=0.0)  # NumPy's TypeError, in both builds
+    assert x.tobytes(order=None) == host.tobytes(order=None)
+
+
+def test_strict_mode_refuses_numpys_operands():
+    x = xp.asarray([1.0, 2.0])
+    with xp.strict(), pytest.raises(TypeError):
+        x + [1, 2]  # noqa: RUF005

@@ -31,7 +31,7 @@ from __future__ import annotations
 import _thread
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, SupportsIndex
 
 import numpy as np
 
@@ -438,13 +438,16 @@ class UnifiedArray:
     def __ipow__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
         return _ops.inplace(self, other, "pow")
 
-    def __matmul__(self, other: UnifiedArray, /) -> UnifiedArray:
+    # (``other`` is not annotated UnifiedArray: compiled, an annotation of
+    # one class is enforced, and ``a @ ndarray`` must return NotImplemented
+    # for NumPy, or another array type, to answer, as in the pure build.)
+    def __matmul__(self, other: Any, /) -> UnifiedArray:
         return _ops.operate(self, other, "matmul")
 
-    def __rmatmul__(self, other: UnifiedArray, /) -> UnifiedArray:
+    def __rmatmul__(self, other: Any, /) -> UnifiedArray:
         return _ops.operate(self, other, "matmul", reflected=True)
 
-    def __imatmul__(self, other: UnifiedArray, /) -> UnifiedArray:
+    def __imatmul__(self, other: Any, /) -> UnifiedArray:
         return _ops.inplace(self, other, "matmul")
 
     def __and__(self, other: UnifiedArray | complex, /) -> UnifiedArray:
@@ -715,11 +718,14 @@ class UnifiedArray:
             return python_scalar(self, "item")
         return _ops.native_on(self, CPU, "item").item(*args)
 
-    def tobytes(self, order: str = "C") -> bytes:
+    # Public methods take their arguments as objects (no annotation the
+    # compiled build enforces or converts: ``str``, ``int``, ``bool``, one
+    # class), so both builds hand the same values on and raise alike.
+    def tobytes(self, order: str | None = "C") -> bytes:
         """The data's bytes, from the host copy (synced if stale)."""
         return bytes(_ops.native_on(self, CPU, "tobytes").tobytes(order))
 
-    def astype(self, dtype: Any, copy: bool = True, **_: Any) -> UnifiedArray:
+    def astype(self, dtype: Any, copy: bool | None = True, **_: Any) -> UnifiedArray:
         """``x.astype(dtype)``, as NumPy and CuPy arrays have it."""
         return _ops.astype(self, dtype, copy)
 
@@ -751,12 +757,12 @@ class UnifiedArray:
         """Set every element to ``value``, in place (``ndarray.fill``)."""
         self[...] = value
 
-    def sort(self, axis: int = -1, kind: str | None = None) -> None:
+    def sort(self, axis: SupportsIndex = -1, kind: str | None = None) -> None:
         """Sort in place along ``axis`` (``ndarray.sort``), where ``x`` lives
         (``kind=``, which only NumPy takes, sends the sort to the host)."""
         self[...] = np.sort(self, axis=axis) if kind is None else np.sort(self, axis=axis, kind=kind)  # type: ignore[call-overload]
 
-    def partition(self, kth: Any, axis: int = -1) -> None:
+    def partition(self, kth: Any, axis: SupportsIndex = -1) -> None:
         """Partition in place (``ndarray.partition``)."""
         self[...] = np.partition(self, kth, axis=axis)
 

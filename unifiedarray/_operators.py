@@ -360,6 +360,16 @@ def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False)
             return _reflected_scalar(name, x, y)
     else:
         if ty is not UnifiedArray:
+            if not _rules.is_strict():
+                # NumPy's operands beyond the standard's (refused in strict
+                # mode, as array-api-strict refuses them): None compares
+                # elementwise, equal to nothing; a list or tuple is data.
+                if y is None and name in ("equal", "not_equal"):
+                    return call("full_like", (x, name == "not_equal"), {"dtype": _BOOL})
+                if ty is list or ty is tuple:
+                    y = intake(y)
+                    _rules.binary_arrays(name, x.dtype, y.dtype)
+                    return call_mixed(name, (y, x) if reflected else (x, y), NO_KWARGS, name)
             if name == "matmul" or (backend_of_native(y) is None and not hasattr(y, "__array__")):
                 return NotImplemented
             # A NumPy scalar is a value (made on x's device, nothing moved);
