@@ -132,7 +132,7 @@ def _device_args(form: tuple, device: Any) -> tuple:
 
 
 # Where the first form NumPy accepts is not the function's usual one.
-_USUAL = {"roll": ("A", 2)}
+_USUAL = {"roll": ("A", 2), "put_along_axis": ("A", "S", 0.5, 1)}
 
 
 def _form(fn: Any) -> tuple | None:

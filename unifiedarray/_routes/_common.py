@@ -14,7 +14,7 @@ import numpy as np
 
 from .._array import UnifiedArray
 
-__all__ = ["UNSET", "all_arrays", "axes_of", "is_array", "numpy_axis"]
+__all__ = ["UNSET", "all_arrays", "is_array", "numpy_axis"]
 
 #: A parameter not given (NumPy's own sentinel is private).
 UNSET: Any = type("Unset", (), {"__repr__": lambda self: "<not given>"})()
@@ -37,12 +37,3 @@ def numpy_axis(axis: Any, ndim: int) -> int:
     if not -ndim <= ax < ndim:
         raise np.exceptions.AxisError(ax, ndim)
     return ax % ndim if ndim else ax
-
-
-def axes_of(axis: Any, ndim: int) -> tuple[int, ...]:
-    """NumPy's ``axis`` (None, an int or a tuple) as a tuple of axes."""
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, tuple | list):
-        return tuple(numpy_axis(a, ndim) for a in axis)
-    return (numpy_axis(axis, ndim),)

@@ -229,18 +229,19 @@ def _unique(xp: Any, ar: Any, return_index: bool = False, return_inverse: bool =
 
 
 def _unique_named(name: str) -> Any:
+    """NumPy's unique_values, unique_counts, unique_inverse and unique_all:
+    the standard's (every NaN a value of its own, as NumPy's are), of a
+    0-d array as of its one element."""
+
     def recipe(xp: Any, x: Any) -> Any:
         if not is_array(x):
             return None
-        values, index, inverse, counts = _unique_folded(xp, x)
-        x = xp.reshape(x, (-1,)) if x.ndim == 0 else x
-        if name == "unique_values":
-            return values
-        if name == "unique_counts":
-            return type(xp.unique_counts(x[:0]))(values, counts)
-        if name == "unique_inverse":
-            return type(xp.unique_inverse(x[:0]))(values, inverse)
-        return type(xp.unique_all(x[:0]))(values, index, inverse, counts)
+        if x.ndim == 0:
+            out = getattr(xp, name)(xp.reshape(x, (1,)))
+            if name in ("unique_inverse", "unique_all"):
+                out = out._replace(inverse_indices=xp.reshape(out.inverse_indices, ()))
+            return out
+        return getattr(xp, name)(x)
 
     return recipe
 

@@ -378,7 +378,8 @@ def _insert(xp: Any, arr: Any, obj: Any, values: Any, axis: Any = None) -> Any:
     i = int(obj)
     if not -n <= i <= n:
         raise IndexError(f"index {i} is out of bounds for axis {ax} with size {n}")
-    i %= n + 1
+    if i < 0:
+        i += n  # NumPy counts a negative position from the end of the axis
     shape = list(a.shape)
     shape[ax] = 1
     if is_array(values):
