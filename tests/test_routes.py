@@ -646,3 +646,26 @@ def test_numpys_argument_forms_give_numpys_answer(name: str, args: tuple, kwargs
     assert census._same(expected, census._host(got), name), (
         f"numpy.{name}({kwargs}) on {device}: {census._host(got)!r} != {expected!r}"
     )
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpys_in_place_functions_write_through_the_buffer(device: str) -> None:
+    host = np.array([[np.nan, 1.0, 2.0], [3.0, np.inf, 5.0]])
+    calls = [
+        lambda a: np.nan_to_num(a, copy=False),
+        lambda a: np.add.at(a, (0, [0, 0]), 1.0),
+        lambda a: np.copyto(a, 7.0),
+        lambda a: np.put(a, [0, 5], [-1.0, -2.0]),
+        lambda a: np.putmask(a, a > 2.0, 0.0),
+        lambda a: np.place(a, a > 2.0, [8.0, 9.0]),
+        lambda a: np.fill_diagonal(a, 4.0),
+        lambda a: np.put_along_axis(a, np.array([[1], [2]]), 6.0, axis=1),
+    ]
+    for call in calls:
+        x, want = xp.asarray(host, device=device), host.copy()
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            call(x)
+            call(want)
+        np.testing.assert_array_equal(np.asarray(x), want)
+        assert x.device == xp.Device.parse(device)

@@ -147,7 +147,7 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
     dev = target.device if type(target) is UnifiedArray else CPU
     why = reason if dev is CPU else f"host fallback: {reason}"
     route = ROUTES.get(name)
-    if dev is not CPU and route is not None and route.target is not None:
+    if dev is not CPU and route is not None and route.kind == "writes" and route.target is not None:
         rest, kw = _intake_ndarrays(args[1:]), _intake_ndarrays(kwargs)
         if route.target(namespace(), target, *rest, **kw):
             return None  # NumPy's in-place functions return None
