@@ -269,14 +269,12 @@ class MLXBackend(Backend):
         # mlx_evaluation, "Failures at evaluation").  NumPy reads MLX's memory
         # through the buffer protocol, one copy; a second evaluation of a
         # ready array and a block to copy into cost a tenth of a small read.
-        src = np.asarray(native)  # a view of MLX's memory (evaluated: see above)
-        if src.dtype != dtype:  # never a silent cast (a buffer's dtype is its copies')
-            raise TypeError(f"mlx: a {src.dtype} array read back as {dtype} (copy to the host)")
-        # One copy, into an array of NumPy's own dtype (MLX exports int64 as
-        # C long long: see canonical) in C order.
-        host = np.empty(src.shape, dtype=np.dtype(dtype.name) if dtype.kind in "iu" else dtype)
-        np.copyto(host, src)
-        return host
+        held = np_dtype(native.dtype)
+        if held != dtype:  # never a silent cast (a buffer's dtype is its copies')
+            raise TypeError(f"mlx: a {held} array read back as {dtype} (copy to the host)")
+        # One copy, into NumPy's own dtype of the name (MLX exports int64 as
+        # C long long: see canonical), in C order.
+        return np.array(native, dtype=np.dtype(dtype.name) if dtype.kind in "iu" else dtype, order="C")
 
     # Evaluated and read in one call under the evaluation lock (MLX's item()
     # evaluates, and of a ready array reads its memory, with no NumPy array).
