@@ -29,7 +29,15 @@ from ._foreign import host_data
 from ._results import adopt, wrap_result
 from .backends import backend_of_native
 
-__all__ = ["array_or_scalar", "check_scalar", "intake", "intake_host", "numpy_scalar", "standard_host"]
+__all__ = [
+    "array_or_scalar",
+    "check_scalar",
+    "intake",
+    "intake_host",
+    "is_numpy_number",
+    "numpy_scalar",
+    "standard_host",
+]
 
 
 def check_scalar(x: UnifiedArray, value: Any, op: str, reflected: bool = False) -> bool | None:
