@@ -119,8 +119,9 @@ def _native_leaves(args: Any) -> list:
     return flat
 
 
-#: The rows of kind "writes" (derived once from the route table).
-_WRITES = frozenset(name for name, route in ROUTES.items() if route.kind == "writes")
+#: The rows of kind "writes", by name, with their writes on a device (None:
+#: the host's only), derived once from the route table.
+_WRITERS: dict[str, Any] = {name: route.target for name, route in ROUTES.items() if route.kind == "writes"}
 
 
 def _writes_first(name: str, args: tuple, kwargs: dict) -> bool:
@@ -129,7 +130,7 @@ def _writes_first(name: str, args: tuple, kwargs: dict) -> bool:
     ``at``, or ``nan_to_num(copy=False)``.  Run on a UnifiedArray, they
     write through its buffer: any other way would leave the buffer's other
     copies stale."""
-    if name in _WRITES or name.endswith(".at"):  # ufunc.at(a, indices, b) writes into a
+    if name in _WRITERS or name.endswith(".at"):  # ufunc.at(a, indices, b) writes into a
         return True
     if name == "nan_to_num":  # nan_to_num(x, copy=True, ...) writes into x when copy is false
         return not kwargs.get("copy", args[1] if len(args) > 1 else True)
@@ -146,12 +147,11 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
     target = args[0]
     dev = target.device if type(target) is UnifiedArray else CPU
     why = reason if dev is CPU else f"host fallback: {reason}"
-    route = ROUTES.get(name)
-    if dev is not CPU and route is not None and route.kind == "writes" and route.target is not None:
-        rest, kw = _intake_ndarrays(args[1:]), _intake_ndarrays(kwargs)
-        if route.target(namespace(), target, *rest, **kw):
-            return None  # NumPy's in-place functions return None
-    nat_rest, nat_kw = _natives(_intake_ndarrays(args[1:]), CPU, why), _natives(_intake_ndarrays(kwargs), CPU, why)
+    rest, kw = _intake_ndarrays(args[1:]), _intake_ndarrays(kwargs)
+    on_device = _WRITERS.get(name) if dev is not CPU else None
+    if on_device is not None and on_device(namespace(), target, *rest, **kw):
+        return None  # NumPy's in-place functions return None
+    nat_rest, nat_kw = _natives(rest, CPU, why), _natives(kw, CPU, why)
     if type(target) is not UnifiedArray:
         return host_call(target, *nat_rest, **nat_kw)
     if dev is CPU:

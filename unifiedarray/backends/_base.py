@@ -27,7 +27,7 @@ import numpy as np
 
 from .._devices import Device
 
-__all__ = ["DONE", "Backend", "contiguous", "host_memory_info"]
+__all__ = ["DONE", "Backend", "canonical", "canonical_dtype", "contiguous", "host_memory_info"]
 
 
 class Backend:
@@ -466,6 +466,24 @@ class Backend:
         route table's rows of kind "namesake" name (``einsum``) have NumPy's
         meaning (MLX's); None where there is none."""
         return None
+
+
+def canonical_dtype(dtype: np.dtype) -> np.dtype:
+    """NumPy's own dtype of ``dtype``'s name: a 64-bit integer exported as C
+    ``long long`` (``'q'``, as MLX exports int64) is, on platforms whose
+    ``int64`` is ``long``, another type to NumPy (printed and pickled as
+    such: a repr with ``dtype=int64``).
+
+    >>> canonical_dtype(np.dtype("q")).char == np.dtype("int64").char
+    True
+    """
+    return np.dtype(dtype.name) if dtype.kind in "iu" else dtype
+
+
+def canonical(host: np.ndarray) -> np.ndarray:
+    """``host`` in :func:`canonical_dtype` of its dtype: a view, no copy."""
+    canon = canonical_dtype(host.dtype)
+    return host if host.dtype.char == canon.char else host.view(canon)
 
 
 def contiguous(host: np.ndarray) -> np.ndarray:

@@ -31,7 +31,7 @@ from numpy.exceptions import AxisError
 from numpy.linalg import LinAlgError
 
 from .._devices import MLX, Device
-from ._base import Backend, host_memory_info
+from ._base import Backend, canonical, canonical_dtype, host_memory_info
 from .mlx_evaluation import (
     NP_TO_MX,
     arrays_in,
@@ -140,15 +140,6 @@ def _operand(value: Any, mx_array: Any, index: bool = False) -> Any:
 
 
 _INPLACE = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift"}
-
-
-def canonical(host: np.ndarray) -> np.ndarray:
-    """``host`` with NumPy's own dtype of its name: MLX exports 64-bit
-    integers as C ``long long`` (``'q'``), which NumPy, on platforms whose
-    ``int64`` is ``long``, prints and pickles as another type (a repr with
-    ``dtype=int64``).  A view, no copy."""
-    canon = np.dtype(host.dtype.name) if host.dtype.kind in "iu" else host.dtype
-    return host if host.dtype.char == canon.char else host.view(canon)
 
 
 class MLXBackend(Backend):
@@ -273,8 +264,8 @@ class MLXBackend(Backend):
         if held != dtype:  # never a silent cast (a buffer's dtype is its copies')
             raise TypeError(f"mlx: a {held} array read back as {dtype} (copy to the host)")
         # One copy, into NumPy's own dtype of the name (MLX exports int64 as
-        # C long long: see canonical), in C order.
-        return np.array(native, dtype=np.dtype(dtype.name) if dtype.kind in "iu" else dtype, order="C")
+        # C long long), in C order.
+        return np.array(native, dtype=canonical_dtype(dtype), order="C")
 
     # Evaluated and read in one call under the evaluation lock (MLX's item()
     # evaluates, and of a ready array reads its memory, with no NumPy array).

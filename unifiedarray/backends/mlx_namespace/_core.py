@@ -27,6 +27,7 @@ from numpy.exceptions import AxisError
 
 from ... import _rules
 from ..._ledger import transfer
+from .._base import canonical
 
 _NAMES = (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -316,9 +317,7 @@ def to_host(x: Array, reason: str) -> np.ndarray:
     mx.eval(x)
     with transfer("mlx", "cpu", x.nbytes, reason=reason):
         host = np.array(x, copy=True)
-    if host.dtype.kind in "iu" and host.dtype.char != np.dtype(host.dtype.name).char:
-        host = host.view(np.dtype(host.dtype.name))  # MLX's 'q' as NumPy's int64 (see mlx_backend.canonical)
-    return host
+    return canonical(host)  # MLX's 'q' as NumPy's int64
 
 
 def contiguous(host: np.ndarray) -> np.ndarray:
