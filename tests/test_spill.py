@@ -162,6 +162,33 @@ def test_a_live_lease_is_never_spilled_and_its_writes_reach_the_array(mlx_limit)
     assert _spill.device_memory_usage("mlx") <= 3 * 2**20
 
 
+@needs_mlx
+def test_a_frame_of_a_leased_copy_keeps_it_and_its_data():
+    """A pickle-5 frame of MLX's copy refers to the leased copy as a handle
+    would: the eviction keeps the copy (dropping it would free nothing) and
+    the data written through the lease; with the frame gone, it goes, moved
+    to the host first.  (Found by the stateful buffer model: export, write
+    through ``.mlx``, evict.)"""
+    import pickle
+
+    x = xp.asarray(np.zeros(8), device="mlx") + 0.0  # device-only
+    frames: list = []
+    pickle.dumps(x, protocol=5, buffer_callback=frames.append)
+    kept = [memoryview(f.raw()) for f in frames]
+    handle = x.buffer.mlx
+    handle[0:2] = 3.0
+    del handle
+    mlx = xp.Device.parse("mlx")
+    with xp.track_transfers() as t:
+        assert x.buffer.drop_copy(mlx, spill=True) is False
+    assert t.count == 0 and x.buffer.valid_devices == {mlx}
+    del kept, frames
+    with xp.track_transfers() as t:
+        assert x.buffer.drop_copy(mlx, spill=True) is True
+    assert [r.reason for r in t.records] == ["spill"]
+    assert np.asarray(x).tolist() == [3.0, 3.0] + [0.0] * 6
+
+
 class _DaemonThreads(concurrent.futures.Executor):
     """A pool for dask's threaded scheduler on daemon threads, so that a
     deadlock fails a test instead of hanging the interpreter's exit (dask's

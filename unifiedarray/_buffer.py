@@ -1006,7 +1006,9 @@ class UnifiedBuffer:
         where it cannot be done now: the buffer is in use by another thread
         (never waited for: no lock-order deadlock), a move is in flight, the
         copy is a pooled block (freeing it would free nothing), or it is lent
-        as a live lease (a handle from :meth:`lease` still held)."""
+        as a live lease (a handle from :meth:`lease` still held, or anything
+        else referring to that copy: a pickle-5 frame of MLX's memory cannot
+        be told apart from a handle, and keeps the copy alive anyway)."""
         lock = self._lock
         if not lock.acquire(blocking=False):
             return False
