@@ -146,6 +146,13 @@ def default_cache_dir() -> Path:
     return Path(base) / "unifiedarray-conformance"
 
 
+def suite_environment() -> dict[str, str]:
+    """This process's environment for a suite's own pytest, less what marks
+    a pytest-xdist worker (``PYTEST_XDIST_*``): run from a worker (``pytest
+    -n``), the suite is its own session, not one of the worker's."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST_")}
+
+
 def first_line(text: str) -> str:
     """First non-blank line of ``text``, shortened for the summary."""
     for line in text.splitlines():
@@ -337,7 +344,7 @@ def run(argv: Sequence[str]) -> int:
         clean_xfails = tmp / "xfails.txt"
         clean_xfails.write_text("".join(f"{x.test_id}\n" for x in xfails), encoding="utf-8")
         report_file = tmp / "report.json"
-        env = dict(os.environ)
+        env = suite_environment()
         env.update(
             ARRAY_API_TESTS_MODULE=spec,
             ARRAY_API_TESTS_VERSION=API_VERSION,

@@ -43,6 +43,7 @@ from conformance.run import (
     git_commit,
     parse_xfails,
     report_summary,
+    suite_environment,
     summarize,
 )
 from conformance.suite_plugin import UNIFIEDARRAY, matches
@@ -261,7 +262,7 @@ def run(argv: Sequence[str]) -> int:
         clean_xfails = tmp / "xfails.txt"
         clean_xfails.write_text("".join(f"{x.test_id}  # {x.reason}\n" for x in xfails), encoding="utf-8")
         report_file = tmp / "report.json"
-        env = dict(os.environ)
+        env = suite_environment()
         env.update(
             # scikit-learn skips its array API tests without it (and SciPy needs it to take our arrays).
             SCIPY_ARRAY_API="1",

@@ -57,7 +57,9 @@ def test_readme_keeps_its_setup_commands() -> None:
     # ([tool.coverage]: coverage cannot see compiled lines).
     installed, pure = found["test"].split(" && ")
     assert installed.startswith("python -m pytest -q") and "UNIFIEDARRAY_PURE_PYTHON" not in installed
-    assert pure == "UNIFIEDARRAY_PURE_PYTHON=1 python -m pytest -q --cov"
+    assert pure.startswith("UNIFIEDARRAY_PURE_PYTHON=1 python -m pytest -q") and pure.endswith(" --cov")
+    # Each spread over the cores (pytest-xdist, in the test extra): .ci/run's 15 minutes.
+    assert " -n auto" in installed and " -n auto" in pure
 
 
 def test_readme_shows_the_light_installs() -> None:
