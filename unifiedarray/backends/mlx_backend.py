@@ -460,10 +460,17 @@ class MLXBackend(Backend):
 
 
 def _owns_its_block(native: Any) -> bool:
-    """Whether ``native`` (evaluated) is C-ordered memory of its own, with
-    no element shared (as a broadcast's are): what a NumPy view of a lease
-    may write element by element."""
-    return native.size <= 1 or bool(np.asarray(native).flags.c_contiguous)
+    """Whether ``native`` is C-ordered memory of its own, with no element
+    shared (as a broadcast's are): what a NumPy view of a lease may write
+    element by element.  Evaluated first, under the evaluation lock: NumPy's
+    view of an unevaluated MLX array evaluates it in this thread, outside
+    the lock, racing another thread's evaluation of the library's stream (a
+    lease written in place, ``x[...] = v`` with writes kept lazy, crashed
+    the process so in ``tests/test_threads.py``'s lock pairs)."""
+    if native.size <= 1:
+        return True
+    evaluate(native)
+    return bool(np.asarray(native).flags.c_contiguous)
 
 
 class _FillAll:
