@@ -563,6 +563,33 @@ def test_floating_point_warnings_are_the_eager_ones() -> None:
 
 
 @pytest.mark.parametrize("dev", DEVICES)
+def test_a_lossy_float_constant_warns_at_every_call_as_numpy_does(dev: str) -> None:
+    """``x16 * 1e6`` overflows in NumPy's conversion with its warning, at
+    every call: MLX's direct paths and its compiled kernel converted the
+    constant silently after the first call."""
+    if not _holds_float16(dev):
+        pytest.skip(f"{dev} holds no float16")
+    x = xp.asarray(np.ones(3, np.float16), device=dev)
+    fn = lambda a: a * 1e6  # noqa: E731
+    fused = xp.fuse(fn)
+    for i, call in enumerate((fn, fn, fused, fused, fused)):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            out = call(x)
+        said = [str(w.message) for w in seen if w.category is RuntimeWarning]
+        assert said == ["overflow encountered in cast"], f"call {i} on {dev}: {said}"
+        assert out.dtype == xp.float16 and np.asarray(out).tolist() == [math.inf] * 3
+
+
+def _holds_float16(dev: str) -> bool:
+    try:
+        xp.asarray(np.ones(1, np.float16), device=dev)
+    except TypeError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("dev", DEVICES)
 def test_reads_go_through_the_buffer(dev: str) -> None:
     """A fused call reads the current copy: no move where eager makes none,
     a counted one where the copy on the device is stale."""

@@ -418,6 +418,10 @@ def test_numpy_data_in_array_or_scalar_arguments_is_numpys(
 def test_where_refuses_what_is_no_array_nor_scalar_naming_itself(device: str) -> None:
     x = xp.asarray([1.0, 2.0], device=device)
     c = xp.asarray([True, False], device=device)
-    for bad in ("a", None, [1.0, 2.0]):
+    for bad in ("a", None):
         with pytest.raises(TypeError, match="where: expected an array or a Python scalar"):
             xp.where(c, x, bad)
+    # A list is NumPy's array-like: data outside strict mode, refused inside it.
+    assert xp.where(c, x, [5.0, 6.0]).tolist() == [1.0, 6.0]
+    with xp.strict(), pytest.raises(TypeError, match="where: expected an array or a Python scalar"):
+        xp.where(c, x, [1.0, 2.0])

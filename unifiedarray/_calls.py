@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _rules
 from ._access import native_on
 from ._array import UnifiedArray
 from ._devices import CPU, Device
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 NO_KWARGS: dict[str, Any] = {}  # the calls' default keywords: never written
+
+_STRICT_ACTIVE = _rules.ACTIVE  # whether any thread is strict (then strict_call asks which)
 
 # A constant: ``list | tuple`` in isinstance builds a new union at every call.
 _SEQUENCES = (list, tuple)
@@ -74,6 +77,8 @@ def call(
 ) -> Any:
     """Run the namespace function ``path`` whose first argument must be an
     array (a ``TypeError`` naming the function otherwise)."""
+    if _STRICT_ACTIVE[0]:
+        _rules.strict_call(path, args)  # the standard's categories, before any backend
     x = args[0] if args else None
     if type(x) is UnifiedArray:
         # The fast path: every array argument positional and placed where the
@@ -90,8 +95,24 @@ def call(
         traced = traced_call(call, (path, args, kwargs, reason, device))
         if traced is not NotImplemented:
             return traced
-        raise TypeError(f"{path}: expected a UnifiedArray, got {type(x).__name__ if args else 'nothing'}")
+        raise TypeError(_not_an_array(path, x) if args else f"{path}: expected a UnifiedArray, got nothing")
     return call_mixed(path, args, kwargs, reason, device)
+
+
+def _not_an_array(path: str, x: Any) -> str:
+    """What a call whose first argument is not an array (nor a sequence of
+    arrays) got: the sequence's first element that is not an array
+    (``concat([x, ndarray])``), else the argument itself."""
+    if isinstance(x, _SEQUENCES) and x:
+        for i, o in enumerate(x):
+            if type(o) is not UnifiedArray:
+                t = type(o)
+                name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__.split('.')[0]}.{t.__name__}"
+                return (
+                    f"{path}: expected a sequence of UnifiedArrays, got a {name} at position {i} "
+                    f"(take it in with unifiedarray.asarray first)"
+                )
+    return f"{path}: expected a UnifiedArray, got {type(x).__name__}"
 
 
 def traced_call(entry: Any, args: tuple) -> Any:
@@ -154,6 +175,8 @@ def call_mixed(
     moved and counted ("host fallback"); a result dtype the backend cannot
     hold stays an error that names backend, dtype and operation.
     """
+    if _STRICT_ACTIVE[0]:
+        _rules.strict_call(path, args)  # (asked again for a call() that got here: strict mode only)
     found: list[UnifiedArray] = []
     for a in args:
         _gather(a, found)

@@ -136,6 +136,7 @@ def arange(
     [0, 1, 2]
     """
     dev = _device(device)
+    start, stop, step = (_bound(v, "arange")[0] for v in (start, stop, step))  # NumPy reads their values alone
     dt = _rules.arange_dtype(start, stop, step, dev) if dtype is None else as_dtype(dtype, dev)
     _rules.arange_plan(start, stop, step, dt)  # the rules' errors, before any backend (each device computes the plan)
     return _create("arange", dev, start, stop, step, dtype=dt)
@@ -153,40 +154,85 @@ def linspace(
 ) -> UnifiedArray:
     """``num`` evenly spaced values from ``start`` to ``stop``."""
     dev = _device(device)
+    (start, start_dtype), (stop, stop_dtype) = _bound(start, "linspace"), _bound(stop, "linspace")
     default = _rules.linspace_dtype(start, stop, dev)  # the bounds checked, given a dtype or not
+    if dtype is None and (start_dtype is not None or stop_dtype is not None):
+        # NumPy's: the bounds' own dtypes with a float (result_type(start, stop, float(num))).
+        dtype = np.result_type(*[d for d in (start_dtype, stop_dtype) if d is not None], 1.0)
     dtype = default if dtype is None else as_dtype(dtype, dev)
     start, stop = _rules.linspace_bounds(start, stop, dtype)
     return _create("linspace", dev, start, stop, num, dtype=as_dtype(dtype, dev), endpoint=endpoint)
 
 
-def _like(name: str, x: UnifiedArray, dtype: Any, device: DeviceLike | None, *args: Any) -> UnifiedArray:
+def _bound(value: Any, name: str) -> tuple[Any, np.dtype | None]:
+    """A bound of ``arange`` or ``linspace`` given in NumPy's forms beyond
+    the standard's Python scalars (a NumPy scalar, a 0-d array: refused in
+    strict mode, as array-api-strict refuses them), as its Python value and
+    its dtype; a Python scalar as it is, with None.  A 0-d array's element
+    is read (on a device, a counted read of its bytes)."""
+    if isinstance(value, PYTHON_TYPES) or value is None or _rules.is_strict():
+        return value, None
+    if type(value) is UnifiedArray:
+        return python_scalar(value, name), value.dtype
+    if _intake.is_numpy_number(value):
+        return value.item(), value.dtype
+    return value, None
+
+
+def _like(name: str, x: UnifiedArray, dtype: Any, device: DeviceLike | None, shape: Any, *args: Any) -> UnifiedArray:
+    """``zeros_like`` and its kind.  ``shape=`` is NumPy's (the result's
+    shape instead of x's): a NumPy extension, not in the 2025.12 standard
+    (refused inside ``unifiedarray.strict()``)."""
     if type(x) is not UnifiedArray:
         raise TypeError(f"{name} expects a UnifiedArray, got {type(x).__name__}")
+    if shape is not None:
+        _rules.outside_standard(f"{name}(shape=...)")
     dev = _device(device, x)
     dt = x.dtype if dtype is None else as_dtype(dtype, dev)
-    return _create(name.replace("_like", ""), dev, x.shape, *args, dtype=dt)
+    return _create(name.replace("_like", ""), dev, x.shape if shape is None else shape, *args, dtype=dt)
 
 
-def zeros_like(x: UnifiedArray, /, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
-    """Zeros with the shape (and by default dtype and device) of ``x``."""
-    return _like("zeros_like", x, dtype, device)
+def zeros_like(
+    x: UnifiedArray, /, *, dtype: Any = None, device: DeviceLike | None = None, shape: Any = None
+) -> UnifiedArray:
+    """Zeros with the shape (and by default dtype and device) of ``x``
+    (NumPy's ``shape=`` another shape, outside strict mode).
+
+    >>> import unifiedarray as xp
+    >>> xp.zeros_like(xp.ones(2), shape=(3,)).shape
+    (3,)
+    """
+    return _like("zeros_like", x, dtype, device, shape)
 
 
-def ones_like(x: UnifiedArray, /, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
-    """Ones with the shape (and by default dtype and device) of ``x``."""
-    return _like("ones_like", x, dtype, device)
+def ones_like(
+    x: UnifiedArray, /, *, dtype: Any = None, device: DeviceLike | None = None, shape: Any = None
+) -> UnifiedArray:
+    """Ones with the shape (and by default dtype and device) of ``x``
+    (NumPy's ``shape=`` another shape, outside strict mode)."""
+    return _like("ones_like", x, dtype, device, shape)
 
 
-def empty_like(x: UnifiedArray, /, *, dtype: Any = None, device: DeviceLike | None = None) -> UnifiedArray:
-    """Like ``empty``, shaped like ``x``."""
-    return _like("zeros_like", x, dtype, device)
+def empty_like(
+    x: UnifiedArray, /, *, dtype: Any = None, device: DeviceLike | None = None, shape: Any = None
+) -> UnifiedArray:
+    """Like ``empty``, shaped like ``x`` (NumPy's ``shape=`` another shape,
+    outside strict mode)."""
+    return _like("zeros_like", x, dtype, device, shape)
 
 
 def full_like(
-    x: UnifiedArray, /, fill_value: Any, *, dtype: Any = None, device: DeviceLike | None = None
+    x: UnifiedArray,
+    /,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: DeviceLike | None = None,
+    shape: Any = None,
 ) -> UnifiedArray:
-    """``fill_value`` everywhere, shaped like ``x``, converted to the
-    result's dtype as the rules say (:func:`unifiedarray._rules.fill_value`).
+    """``fill_value`` everywhere, shaped like ``x`` (NumPy's ``shape=``
+    another shape, outside strict mode), converted to the result's dtype as
+    the rules say (:func:`unifiedarray._rules.fill_value`).
 
     >>> import unifiedarray as xp
     >>> xp.full_like(xp.asarray([1, 2], dtype=xp.int16), 2.5).tolist()
@@ -197,7 +243,7 @@ def full_like(
     if type(x) is not UnifiedArray:
         raise TypeError(f"full_like expects a UnifiedArray, got {type(x).__name__}")
     dt = x.dtype if dtype is None else as_dtype(dtype, _device(device, x))
-    return _like("full_like", x, dt, device, _rules.fill_value(dt, fill_value, "full_like"))
+    return _like("full_like", x, dt, device, shape, _rules.fill_value(dt, fill_value, "full_like"))
 
 
 def tril(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
@@ -211,7 +257,11 @@ def triu(x: UnifiedArray, /, *, k: int = 0) -> UnifiedArray:
 
 
 def meshgrid(*arrays: UnifiedArray, indexing: str = "xy") -> tuple[UnifiedArray, ...]:
-    """Coordinate matrices from coordinate vectors."""
+    """Coordinate matrices from coordinate vectors.  Strict mode refuses
+    vectors of different dtypes (array-api-strict's ``ValueError``; the
+    default mode promotes them, as NumPy does)."""
+    if _rules.is_strict() and len({getattr(a, "dtype", None) for a in arrays}) > 1:
+        raise ValueError("meshgrid: inputs must all have the same dtype in strict mode")
     return tuple(_calls.call_mixed("meshgrid", arrays, {"indexing": indexing}))
 
 

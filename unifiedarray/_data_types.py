@@ -43,11 +43,14 @@ def _dtype_arg(x: Any) -> Any:
 def astype(x: UnifiedArray, dtype: DType, /, *, copy: bool = True, device: DeviceLike | None = None) -> UnifiedArray:
     """``x`` converted to ``dtype`` (and moved to ``device`` if given).  A
     complex array to a real dtype is a ``TypeError``, as the standard says
-    (NumPy would drop the imaginary part with a warning).
+    (NumPy would drop the imaginary part with a warning); to bool, as the
+    standard defines it, ``0+0j`` is False and every other value True.
 
     >>> import unifiedarray as xp
     >>> xp.astype(xp.asarray([1.5]), xp.int32).tolist()
     [1]
+    >>> xp.astype(xp.asarray([0j, 1j]), xp.bool).tolist()
+    [False, True]
     """
     if type(x) is not UnifiedArray:
         traced = _calls.traced_call(astype, (x, dtype, copy, device))
@@ -60,6 +63,8 @@ def astype(x: UnifiedArray, dtype: DType, /, *, copy: bool = True, device: Devic
         if target != dev:
             x, dev, copy = x.to_device(target), target, False  # the move made the copy
     dt = as_dtype(dtype, dev)
+    if x.dtype.kind == "c" and dt.kind == "b":
+        return _calls.call("not_equal", (x, 0))  # NumPy's cast, the standard's rule: nonzero in either part
     if x.dtype.kind == "c" and dt.kind != "c":
         raise TypeError(f"astype: a {x.dtype.name} array to {dt.name} would drop the imaginary part; use real()")
     if not copy and dt == x.dtype:

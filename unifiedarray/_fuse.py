@@ -251,9 +251,15 @@ class _Recording:
         raises; a comparison's constant is answered eagerly).  Elsewhere a
         scalar argument becomes a constant of the trace."""
         for i, o in enumerate(operands):
+            other = operands[1 - i] if len(operands) == 2 else None
+            if type(o) in _PYTHON_NUMBERS and type(other) is ArrayTracer:
+                if entry in (_operators.operate, _operators.binary_function):
+                    # A constant of the function: converted as the eager call converts
+                    # it; one that warns runs this call eagerly (see _operator_scalar).
+                    self.derive((o,), functools.partial(_operator_scalar, name, other.dtype, i == 0))
+                continue
             if type(o) is not ScalarTracer or o.trace_slot not in self.scalar_index:
                 continue
-            other = operands[1 - i] if len(operands) == 2 else None
             if entry in (_operators.operate, _operators.binary_function) and type(other) is ArrayTracer:
                 self.derive((o,), functools.partial(_operator_scalar, name, other.dtype, i == 0))
             else:
@@ -342,10 +348,22 @@ class _ScalarRule(NamedTuple):
 
 def _operator_scalar(op: str, dtype: np.dtype, reflected: bool, value: Any) -> tuple:
     """``array <op> value``: the dispatch passes the value as it is where
-    the rules say None (raises their error; a constant is another path)."""
+    the rules say None (raises their error; a constant is another path).
+    The value is also converted as the eager call converts it (into the
+    array's dtype where it is of the same kind): a lossy conversion (1e6
+    into float16) warns eagerly, and under ``derive``'s raising error state
+    it sends the call there, so the fused call warns as the eager one does
+    (MLX's compiled kernel would convert it silently)."""
     if _rules.binary_scalar(op, dtype, value, reflected) is not None:
         raise _Mismatch(op)
+    if type(value) in _PYTHON_NUMBERS:
+        target = _rules.result_type(dtype, value)
+        if target.kind in "fc":
+            _rules.element(target, value, op)
     return ()
+
+
+_PYTHON_NUMBERS = frozenset([int, float, complex])
 
 
 # -- the namespace functions that check their arguments before the dispatch -------------------

@@ -200,7 +200,7 @@ def _read_item(k: Any, kind: Callable[[Any], str | None] | None, nonzero: Any, e
     t = type(k)
     if t is int:
         if not _INTP_MIN <= k <= _INTP_MAX:
-            raise IndexError(INVALID_INDEX)
+            _out_of_intp(k)
         return k
     if t is slice:
         return k
@@ -214,6 +214,8 @@ def _read_item(k: Any, kind: Callable[[Any], str | None] | None, nonzero: Any, e
         return _host_array(k, NOT_INTEGER)
     if isinstance(k, list) or (in_tuple and isinstance(k, tuple)):
         return _host_array(sequence_array(k), INVALID_INDEX)
+    if t is range:  # a sequence of integers to NumPy (probs[range(n), y])
+        return _Array(np.arange(k.start, k.stop, k.step, dtype=np.intp), "i", (len(k),), True)
     if kind is not None:
         found = kind(k)
         if found is not None:
@@ -227,14 +229,24 @@ def _read_item(k: Any, kind: Callable[[Any], str | None] | None, nonzero: Any, e
                 return _read_item(_need(extremes, "device")([k])[0][0], None, None, None, in_tuple)
             return _Array(k, "i", tuple(k.shape), False)
     if isinstance(k, np.generic) and k.dtype.kind in "iu":
-        return int(k)
-    try:
-        i = operator.index(k)
-    except TypeError:
-        raise IndexError(INVALID_INDEX) from None
+        i = int(k)
+    else:
+        try:
+            i = operator.index(k)
+        except TypeError:
+            raise IndexError(INVALID_INDEX) from None
     if not _INTP_MIN <= i <= _INTP_MAX:
-        raise IndexError(INVALID_INDEX)
+        _out_of_intp(i)
     return i
+
+
+def _out_of_intp(i: int) -> None:
+    """NumPy's errors for an integer index beyond ``intp``: above it, the
+    conversion's ``OverflowError``; below it, the ``IndexError`` of an
+    invalid index (NumPy 2's answers, which the standard leaves open)."""
+    if i > _INTP_MAX:
+        raise OverflowError("Python int too large to convert to C long")
+    raise IndexError(INVALID_INDEX)
 
 
 def sequence_array(k: list | tuple) -> np.ndarray:

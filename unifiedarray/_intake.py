@@ -60,7 +60,8 @@ def array_or_scalar(value: Any, name: str, device: Device | None = None) -> Any:
     (its exact type: the rules' weak scalar) as it is; other array data, a
     NumPy scalar (``np.float32(nan)``, as xarray passes) or array, an MLX or
     CuPy array, as data of its own dtype (:func:`intake`, NumPy's strong
-    scalar; made on ``device`` where given, :func:`numpy_scalar`); anything
+    scalar; made on ``device`` where given, :func:`numpy_scalar`); outside
+    strict mode a list or tuple as host data (NumPy's array-like); anything
     else a ``TypeError`` naming the function.
 
     >>> import numpy as np
@@ -74,6 +75,8 @@ def array_or_scalar(value: Any, name: str, device: Device | None = None) -> Any:
         return numpy_scalar(value, device)
     if backend_of_native(value) is not None or hasattr(value, "__array__"):
         return intake(value)
+    if (t is list or t is tuple) and not _rules.is_strict():
+        return intake(value)  # NumPy's array-like (np.where(c, x, [5, 6])): host data, as an operand is
     raise TypeError(f"{name}: expected an array or a Python scalar, got {t.__name__}")
 
 

@@ -23,19 +23,21 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import operator
 from typing import Any
 
 import numpy as np
 
+from . import _rules
 from ._access import host_native, native_on, writable_native
 from ._array import UnifiedArray
 from ._devices import CPU, Device
-from ._intake import intake_host
+from ._intake import intake, intake_host
 from ._namespace import namespace
 from ._pickling import _rebuild  # noqa: F401  # older pickles name unifiedarray._interop._rebuild
 from ._placement import placement
 from ._results import adopt, send_back, wrap_result
-from ._routes import LOOP_CAST, ROUTES, Route
+from ._routes import LOOP_CAST, OUT_CASTS_UNSAFE, OUT_EXACT, ROUTES, Route
 from ._writes import cast_value, write
 from .backends import backend_for
 
@@ -247,7 +249,7 @@ def _standard_call(path: str, func: Any, args: tuple, kwargs: dict) -> tuple[Any
             if cast is None:
                 return None
             args = cast
-        return target, args, {}
+        return target, _ufunc_operands(args), {}
     np_sig, std_sig = _signature(func), _signature(target)
     if np_sig is None or std_sig is None:
         return None
@@ -285,7 +287,91 @@ def _standard_call(path: str, func: Any, args: tuple, kwargs: dict) -> tuple[Any
         std_sig.bind(*call_args, **call_kwargs)
     except TypeError:
         return None  # a call form the standard's function does not take
-    return target, tuple(call_args), call_kwargs
+    return target, *_array_likes_taken_in(target, std_sig, call_args, call_kwargs)
+
+
+def _ufunc_operands(args: tuple) -> tuple:
+    """A ufunc's operands with NumPy's array-likes (lists and tuples) taken
+    in as host data, as :func:`_array_likes_taken_in` takes them for the
+    standard's functions (``np.matmul(A, [1.0, 2.0])``)."""
+    if not any(isinstance(a, _SEQUENCES) for a in args):
+        return args
+    return tuple(intake(a) if isinstance(a, _SEQUENCES) else a for a in args)
+
+
+def _array_likes_taken_in(target: Any, sig: inspect.Signature, args: list, kwargs: dict) -> tuple[tuple, dict]:
+    """NumPy's argument forms, as the standard's function ``target`` takes
+    them, so that the namespace never meets a list where its signature
+    says array, nor an int where it says bool:
+
+    * array-likes (lists and tuples of numbers) where it takes arrays,
+      taken in as host data (:func:`unifiedarray._intake.intake`, as the
+      operators take a list operand: moved where the call runs, counted):
+      ``np.where(c, x, [5, 6])``, ``np.concatenate([x, [2.0]])``,
+      ``np.linalg.solve(A, [1, 2])``;
+    * a flag NumPy reads by its truth (``np.sum(x, keepdims=1)``) as a bool.
+
+    Which parameters are which is read from the signature's annotations
+    (:func:`_parameter_kinds`)."""
+    kinds = _parameter_kinds(target, sig)
+    if not kinds:
+        return tuple(args), kwargs
+    names = list(sig.parameters)
+    out_args = [_taken_in(kinds.get(names[i]) if i < len(names) else None, v) for i, v in enumerate(args)]
+    out_kwargs = {k: _taken_in(kinds.get(k), v) for k, v in kwargs.items()}
+    return tuple(out_args), out_kwargs
+
+
+def _taken_in(kind: str | None, value: Any) -> Any:
+    if kind is None:
+        return value
+    if kind == "bool":
+        return numpy_flag(value)
+    if kind == "array":
+        return intake(value) if isinstance(value, _SEQUENCES) else value
+    # "arrays": a sequence of arrays (concat's, stack's)
+    if isinstance(value, _SEQUENCES) and any(isinstance(v, _SEQUENCES) for v in value):
+        return type(value)(intake(v) if isinstance(v, _SEQUENCES) else v for v in value)
+    return value
+
+
+def numpy_flag(value: Any) -> Any:
+    """A flag (``keepdims``) as NumPy's reductions read it: an integer
+    (``1``, ``np.int64(0)``, a 0-d integer array) as the bool it means;
+    anything else as it is, for the function to judge."""
+    if type(value) is bool:
+        return value
+    try:
+        return bool(operator.index(value))
+    except TypeError:
+        return value
+
+
+def _parameter_kinds(target: Any, sig: inspect.Signature) -> dict[str, str]:
+    """The parameters of a namespace function that NumPy's callers may give
+    in NumPy's forms, by the function's annotations: ``"array"`` (one
+    array, maybe or a scalar: ``x2: UnifiedArray | complex``), ``"arrays"``
+    (a sequence of them: ``arrays: tuple[UnifiedArray, ...] |
+    list[UnifiedArray]``) and ``"bool"`` (a flag: ``keepdims: bool``).
+    Read once per function."""
+    try:
+        return _PARAMETER_KINDS[target]
+    except KeyError:
+        pass
+    kinds: dict[str, str] = {}
+    for name, param in sig.parameters.items():
+        text = str(param.annotation)
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            continue  # (*arrays: meshgrid's, broadcast_arrays': NumPy's wrappers pass them as they are)
+        if text == "bool":
+            kinds[name] = "bool"
+        elif "UnifiedArray" in text:
+            kinds[name] = "arrays" if ("tuple[UnifiedArray" in text or "list[UnifiedArray" in text) else "array"
+    _PARAMETER_KINDS[target] = kinds
+    return kinds
+
+
+_PARAMETER_KINDS: dict[Any, dict[str, str]] = {}
 
 
 def _check_ufunc_types(func: np.ufunc, args: tuple, kwargs: dict, out: Any) -> None:
@@ -450,6 +536,8 @@ def _routed(name: str, func: Any, args: tuple, kwargs: dict, dev: Device, reason
             return None
         target, std_args, std_kwargs = standard
         return target(*std_args, **std_kwargs)
+    if "keepdims" in kwargs:
+        kwargs = {**kwargs, "keepdims": numpy_flag(kwargs["keepdims"])}  # np.nansum(x, keepdims=1)
     if kind == "compose":
         return _composed_call(route, name, func, args, _without_defaults(func, kwargs))
     if kind == "namesake":
@@ -459,6 +547,8 @@ def _routed(name: str, func: Any, args: tuple, kwargs: dict, dev: Device, reason
 
 def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> Any:
     """Run a NumPy-level call where its UnifiedArray arguments live."""
+    if _rules.ACTIVE[0] and _rules.is_strict():
+        _strict_numpy_call(name, args)
     if (
         args
         and (type(args[0]) is UnifiedArray or isinstance(args[0], np.ndarray))
@@ -494,7 +584,29 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
         nat_args, nat_kwargs = _natives(args, CPU, why), _natives(kwargs, CPU, why)
         result = wrap_result(func(*nat_args, **nat_kwargs), CPU, _native_leaves((nat_args, nat_kwargs)))
         result = send_back(result, dev, why)
-    return result if out is None else _into(out, result, reason, kwargs.get("casting", "same_kind"))
+    if out is None:
+        return result
+    if name in OUT_EXACT:
+        _check_exact_out(name, out, result)
+    return _into(out, result, reason, kwargs.get("casting") or ("unsafe" if name in OUT_CASTS_UNSAFE else "same_kind"))
+
+
+def _strict_numpy_call(name: str, args: tuple) -> None:
+    """Strict mode for a NumPy function whose row is the standard's
+    function: that function's categories and promotion
+    (:func:`unifiedarray._rules.strict_call`, the elementwise ones' for a
+    ufunc), on every device (on the host NumPy itself would answer)."""
+    route = ROUTES.get(name)
+    if route is None or route.kind != "standard":
+        return
+    path = route.target
+    dtypes = [a.dtype for a in args if type(a) is UnifiedArray]
+    if path in _rules.CATEGORIES and len(dtypes) == len(args):
+        if len(dtypes) == 1:
+            _rules.unary(path, dtypes[0])
+        elif len(dtypes) == 2:
+            _rules.binary_arrays(path, dtypes[0], dtypes[1])
+    _rules.strict_call(path, args)
 
 
 # What a NumPy call's plain arguments may be for its host fast path (not
@@ -565,6 +677,7 @@ def _run_numpy_like(name: str, func: Any, args: tuple, kwargs: dict, dev: Device
     if isinstance(func, np.ufunc):
         if not _CUPY_UFUNC_KEYWORDS.issuperset(kwargs):
             return None
+        args = _ufunc_operands(args)  # CuPy's ufuncs take no lists
     else:
         sig = _signature(fn)
         if sig is None:
@@ -581,6 +694,30 @@ def _run_numpy_like(name: str, func: Any, args: tuple, kwargs: dict, dev: Device
             return wrap_result(fn(*nat_args, **nat_kwargs), dev, _native_leaves((nat_args, nat_kwargs)))
         except (NotImplementedError, ValueError, IndexError):
             return None  # an argument value CuPy has not implemented or refuses: NumPy decides
+        except TypeError:
+            if _holds_numbers(args, kwargs):
+                return None  # NumPy's array-likes CuPy refuses (lists of numbers): the route takes them in
+            raise
+
+
+def _check_exact_out(name: str, out: Any, result: Any) -> None:
+    """NumPy's ``ValueError`` for an ``out=`` of another dtype where the
+    function writes only into its result's own dtype (``np.dot``)."""
+    if type(out) is UnifiedArray and type(result) is UnifiedArray and out.dtype != result.dtype:
+        raise ValueError(
+            f"numpy.{name} out=: output array is not acceptable (must have the right datatype, "
+            f"{result.dtype.name}, not {out.dtype.name})"
+        )
+
+
+def _holds_numbers(args: tuple, kwargs: dict) -> bool:
+    """Whether a list or tuple among the arguments holds a number (an
+    array-like, not only a sequence of arrays)."""
+    found: list = []
+    for v in (*args, *kwargs.values()):
+        if isinstance(v, _SEQUENCES):
+            _leaves(v, lambda o: type(o) in _PLAIN and o is not None and type(o) is not str, found)
+    return bool(found)
 
 
 def _into(out: Any, result: Any, reason: str, casting: str = "same_kind") -> Any:
@@ -618,6 +755,8 @@ def _masked_into(func: Any, args: tuple, kwargs: dict, out: Any, reason: str) ->
 def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     """``__array_ufunc__``: a ufunc call (or its ``reduce``, ``at``, ...)."""
     if method == "__call__":
+        if _rules.ACTIVE[0] and _rules.is_strict():
+            _strict_numpy_call(ufunc.__name__, inputs)  # before the host's fast path: every device alike
         host_args = _host_natives(inputs, kwargs, read_only=False)
         if host_args is not None:
             # numpy_call's host fast path, taken first: a ufunc's call never

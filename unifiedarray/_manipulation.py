@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _calls, _view_ops
+from . import _calls, _rules, _view_ops
 from ._array import UnifiedArray
 from ._data_types import astype
 from ._index import axis_tuple, normalise_axes
@@ -136,14 +136,22 @@ def _require_array(x: Any, name: str) -> None:
         raise TypeError(f"{name}: expected a UnifiedArray, got {type(x).__name__}")
 
 
-def squeeze(x: UnifiedArray, /, axis: int | tuple[int, ...]) -> UnifiedArray:
+def squeeze(x: UnifiedArray, /, axis: int | tuple[int, ...] | None = None) -> UnifiedArray:
     """``x`` without the singleton axes ``axis``: a view sharing x's buffer.
+    With no ``axis``, every singleton axis goes, as in NumPy (a NumPy
+    extension: the 2025.12 standard requires ``axis``, and
+    ``unifiedarray.strict()`` refuses the call without it).
 
     >>> import unifiedarray as xp
     >>> xp.squeeze(xp.zeros((1, 3, 1)), axis=(0, 2)).shape
     (3,)
+    >>> xp.squeeze(xp.zeros((1, 3, 1))).shape
+    (3,)
     """
     _require_array(x, "squeeze")
+    if axis is None:
+        _rules.outside_standard("squeeze(x) without axis")
+        axis = tuple(i for i, d in enumerate(x.shape) if d == 1)
     axes = normalise_axes(axis, x.ndim, "squeeze")
     for a in axes:
         if x.shape[a] != 1:

@@ -142,10 +142,14 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
             bounds = _SCALAR_PASSES[reflected][name][dtype][ty]
         except KeyError:  # not judged yet, or not a pass (the general path, which raises or answers)
             bounds = _UNJUDGED
-        if (
-            _STRICT_ACTIVE[0] or (bounds is not None and (bounds is _UNJUDGED or not bounds[0] <= y <= bounds[1]))
-        ) and check_scalar(x, y, name, reflected) is not None:
-            return operate_general(x, y, name, reflected)  # a comparison's constant answer
+        if _STRICT_ACTIVE[0] or (bounds is not None and (bounds is _UNJUDGED or not bounds[0] <= y <= bounds[1])):
+            if check_scalar(x, y, name, reflected) is not None:
+                return operate_general(x, y, name, reflected)  # a comparison's constant answer
+            if bounds is not None and bounds is not _UNJUDGED:
+                # Outside the values the direct path takes as they are (a float
+                # beyond float16's range): the general path converts it, as NumPy
+                # does, with its overflow warning.
+                return operate_general(x, y, name, reflected)
     # The fast path: arrays on the host, current, nothing in flight, whole or
     # views whose native view is at hand (``A.T @ b``, ``s[:, None] - d``).
     # It is short on purpose: between two BLAS calls, every instruction of
@@ -356,6 +360,8 @@ def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False)
         constant = check_scalar(x, y, name, reflected)
         if constant is not None:
             return call("full_like", (x, constant), {"dtype": _BOOL})
+        if ty is float:
+            y = _rules.weak_float(x.dtype, y, name)  # NumPy's overflow to inf, with its warning, on every device
         if reflected:
             return _reflected_scalar(name, x, y)
     else:

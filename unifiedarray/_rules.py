@@ -217,6 +217,68 @@ CATEGORIES: dict[str, str] = {
     "sort": _REAL, "argsort": _REAL,
 }  # fmt: skip
 
+#: The standard's dtype category of the arrays of the functions the
+#: dispatch runs by name (:func:`unifiedarray._calls.call`), beyond the
+#: elementwise ones: linear algebra, the FFTs, ``where``'s condition.
+#: (name, the category, the position of the one array it applies to, or
+#: None for every array.)  Strict mode refuses the rest with
+#: array-api-strict's ``TypeError``; the default mode gives NumPy's answer.
+ARRAY_CATEGORIES: dict[str, tuple[str, int | None]] = {
+    **{f"linalg.{n}": (_FLOAT, None) for n in (
+        "cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matrix_norm", "matrix_power",
+        "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm",
+    )},
+    **{n: (_NUMERIC, None) for n in (
+        "linalg.cross", "linalg.outer", "linalg.trace", "linalg.matmul", "linalg.tensordot", "linalg.vecdot",
+        "matmul", "tensordot", "vecdot", "diff",
+    )},
+    **{f"fft.{n}": ("c", None) for n in ("fft", "ifft", "fftn", "ifftn", "irfft", "irfftn", "hfft")},
+    **{f"fft.{n}": (_REAL_FLOAT, None) for n in ("rfft", "rfftn", "ihfft")},
+    "where": (_BOOL, 0),
+    "isin": (_INT, None),
+}  # fmt: skip
+
+#: The functions whose arrays strict mode requires to promote together (the
+#: standard's table: no mixed kinds), as an operator's two operands must.
+SAME_KIND_ARRAYS = frozenset(["concat", "stack", "where"])
+
+
+def strict_call(path: str, args: tuple[Any, ...]) -> None:
+    """Strict mode, for the call of the namespace function ``path`` with
+    ``args`` (arrays, or sequences of them: anything with a NumPy
+    ``dtype``): array-api-strict's ``TypeError`` for an array outside the
+    function's category (:data:`ARRAY_CATEGORIES`), or arrays that do not
+    promote together (:data:`SAME_KIND_ARRAYS`).  The default mode: nothing."""
+    if not is_strict():
+        return
+    entry = ARRAY_CATEGORIES.get(path)
+    same_kind = path in SAME_KIND_ARRAYS
+    if entry is None and not same_kind:
+        return
+    dtypes = [d for a in args for d in _dtypes_of(a)]
+    if entry is not None:
+        cat, only = entry
+        for i, d in enumerate(dtypes if only is None else dtypes[only : only + 1]):
+            if d.kind not in cat:
+                raise TypeError(
+                    f"{path}: only {_CATEGORY_NAMES[cat]} dtypes are allowed in strict mode, not {d.name}"
+                    + ("" if only is None else f" (argument {only + i})")
+                )
+    if same_kind:
+        operands = dtypes[1:] if path == "where" else dtypes
+        for d in operands[1:]:
+            _strict_promote(operands[0], d, path)
+
+
+def _dtypes_of(a: Any) -> list[np.dtype]:
+    d = getattr(a, "dtype", None)
+    if isinstance(d, np.dtype):
+        return [d]
+    if isinstance(a, list | tuple):
+        return [d for o in a for d in _dtypes_of(o)]
+    return []
+
+
 _INT64 = np.dtype(np.int64)
 _UINT64 = np.dtype(np.uint64)
 _FLOAT64 = np.dtype(np.float64)
@@ -291,7 +353,7 @@ _SCALAR_PLANS: list[list[dict[str, dict[np.dtype, dict[type, Any]]]]] = [[{}, {}
 #: operators' fast path asks it first while no thread is strict
 #: (``ACTIVE[0] == 0``), and ``binary_scalar`` where it has no entry or the
 #: value is out of bounds; only ``binary_scalar`` fills it.
-SCALAR_PASSES: list[dict[str, dict[np.dtype, dict[type, tuple[int, int] | None]]]] = [{}, {}]
+SCALAR_PASSES: list[dict[str, dict[np.dtype, dict[type, tuple[float, float] | None]]]] = [{}, {}]
 
 
 def plan_count() -> int:
@@ -395,7 +457,7 @@ def binary_scalar(op: str, dtype: np.dtype, value: Any, reflected: bool = False)
         by_op = _SCALAR_PLANS[strict_mode][reflected]
         by_op.setdefault(op, {}).setdefault(dtype, {})[type(value)] = plan
         if not strict_mode and (plan is _PASS or type(plan) is _Range):
-            bounds = None if plan is _PASS else (plan[0], plan[1])
+            bounds = _float_bounds(dtype, type(value)) if plan is _PASS else (plan[0], plan[1])
             SCALAR_PASSES[reflected].setdefault(op, {}).setdefault(dtype, {})[type(value)] = bounds
     if plan is _PASS:
         return None
@@ -414,6 +476,31 @@ def binary_scalar(op: str, dtype: np.dtype, value: Any, reflected: bool = False)
     if value > hi or cmp in ("equal", "not_equal"):
         return above
     return not above
+
+
+def _float_bounds(dtype: np.dtype, scalar_type: type) -> tuple[float, float] | None:
+    """The values of a Python float a float16 or float32 array's operation
+    may take as they are (its finite range): beyond them NumPy's conversion
+    overflows with its warning, which the general path gives (a device's
+    own conversion, on the operators' direct path, would be silent).  None
+    (every value) for the other pairs."""
+    if scalar_type is builtins.float and dtype.kind == "f" and dtype.itemsize < 8:
+        top = float(np.finfo(dtype).max)
+        return (-top, top)
+    return None
+
+
+def weak_float(dtype: np.dtype, value: float, op: str) -> float:
+    """A Python float meeting a float16 or float32 array, as NumPy's weak
+    conversion gives it: beyond the dtype's finite range, the infinity it
+    overflows to, with NumPy's "overflow encountered in cast" warning (a
+    device's own conversion would be silent); else the value itself.  The
+    operators' general path asks it for every such pair (the direct path
+    takes only the values within :func:`_float_bounds`)."""
+    bounds = _float_bounds(dtype, builtins.float)
+    if bounds is None or bounds[0] <= value <= bounds[1] or value != value or abs(value) == math.inf:
+        return value
+    return float(element(dtype, value, op))
 
 
 def check_kind(op: str, dtype: np.dtype) -> None:

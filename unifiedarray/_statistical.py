@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from . import _calls, _reductions, _rules, _view_ops
 from ._array import UnifiedArray
-from ._data_types import DType
+from ._data_types import DType, astype
+from ._dtypes import as_dtype
 
 __all__ = ["cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var"]
 
@@ -58,11 +59,34 @@ def max(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdi
     return _reductions.reduction("max", x, axis, None, keepdims)
 
 
-def mean(x: UnifiedArray, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> UnifiedArray:
+def mean(
+    x: UnifiedArray,
+    /,
+    *,
+    axis: int | tuple[int, ...] | None = None,
+    keepdims: bool = False,
+    dtype: DType | None = None,
+) -> UnifiedArray:
     """``mean`` (statistical), run where its arrays live.
+
+    ``dtype=`` is NumPy's: the elements are taken as ``dtype`` and the mean
+    computed and returned in it (``mean(ints, dtype=float32)``).  A NumPy
+    extension, not in the 2025.12 standard (refused inside
+    ``unifiedarray.strict()``).
+
+    >>> import unifiedarray as xp
+    >>> xp.mean(xp.asarray([1, 2]), dtype=xp.float32).dtype
+    dtype('float32')
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.mean.html
     """
+    if dtype is not None:
+        _rules.outside_standard("mean(dtype=...)")
+        if type(x) is UnifiedArray:
+            want = as_dtype(dtype, x.device)
+            taken = mean(astype(x, want, copy=False), axis=axis, keepdims=keepdims)
+            # NumPy's: an integer dtype= truncates the mean into it, as its division into out= does.
+            return taken if taken.dtype == want else astype(taken, want, copy=False)
     _strict_kind("mean", x)
     if axis is None and keepdims is False and type(x) is UnifiedArray:
         res = _reductions.on_device("mean", x)

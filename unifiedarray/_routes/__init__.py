@@ -31,7 +31,17 @@ import numpy as np
 from . import elementwise, linalg, metadata, numbers, searching, shapes, statistics
 from ._route import KINDS, Route
 
-__all__ = ["KINDS", "LOOP_CAST", "ROUTES", "Route", "numpy_public", "route_counts", "unclassified"]
+__all__ = [
+    "KINDS",
+    "LOOP_CAST",
+    "OUT_CASTS_UNSAFE",
+    "OUT_EXACT",
+    "ROUTES",
+    "Route",
+    "numpy_public",
+    "route_counts",
+    "unclassified",
+]
 
 ROUTES: dict[str, Route] = {}
 for _chapter in (elementwise, statistics, shapes, searching, linalg, numbers, metadata):
@@ -41,6 +51,47 @@ for _chapter in (elementwise, statistics, shapes, searching, linalg, numbers, me
         if _name in ROUTES and ROUTES[_name] != _route:
             raise RuntimeError(f"numpy.{_name} has two routes: {ROUTES[_name]} and {_route}")
         ROUTES[_name] = _route
+
+#: The functions (not ufuncs) whose ``out=`` NumPy writes with an unsafe
+#: cast (``np.sum(floats, out=ints)`` truncates): their reductions and
+#: accumulations, and the copies ``take``, ``compress`` and ``choose``
+#: make.  Every other function's ``out=`` takes the ``same_kind`` cast, or
+#: its ``casting=`` (a ufunc's, ``concatenate``'s).  ``tests/test_routes.py``
+#: holds this to the installed NumPy for every function that takes ``out=``.
+OUT_CASTS_UNSAFE = frozenset(
+    [
+        "amax",
+        "amin",
+        "choose",
+        "compress",
+        "cumprod",
+        "cumsum",
+        "cumulative_prod",
+        "cumulative_sum",
+        "max",
+        "mean",
+        "median",
+        "min",
+        "nancumprod",
+        "nancumsum",
+        "nanmax",
+        "nanmedian",
+        "nanmin",
+        "nanpercentile",
+        "nanprod",
+        "nanquantile",
+        "nansum",
+        "prod",
+        "sum",
+        "take",
+        "trace",
+        "var",
+    ]
+)
+
+#: The functions whose ``out=`` must have the result's own dtype: another
+#: is NumPy's ``ValueError`` ("output array is not acceptable").
+OUT_EXACT = frozenset(["dot"])
 
 #: The ufuncs whose composition takes the loop's dtypes.
 LOOP_CAST = elementwise.LOOP_CAST | frozenset({"bitwise_count"})

@@ -31,7 +31,6 @@ _SAME = [
     "subtract",
     "multiply",
     "divide",
-    "floor_divide",
     "negative",
     "positive",
     "exp",
@@ -146,8 +145,22 @@ def _fmod(xp: Any, a: Any, b: Any) -> Any:
     return xp.where(fixed == 0, xp.copysign(0.0, a), fixed) if is_array(a) else fixed
 
 
+def _floor_divide(xp: Any, a: Any, b: Any) -> Any:
+    """NumPy's floor division of floats (``npy_divmod``), where it differs
+    from the standard's special cases that ``xp.floor_divide`` follows: an
+    infinite dividend over a finite divisor is NaN (the standard: an
+    infinity), and a nonzero finite dividend over an infinite divisor of
+    the other sign is -1 (the standard: -0.0)."""
+    q = xp.floor_divide(a, b)
+    if not xp.isdtype(q.dtype, "real floating"):
+        return q
+    a, b = (v if is_array(v) else xp.full_like(q, v) for v in (a, b))
+    q = xp.where(xp.isinf(a) & xp.isfinite(b) & (b != 0), math.nan, q)
+    return xp.where(xp.isfinite(a) & (a != 0) & xp.isinf(b) & (xp.signbit(a) != xp.signbit(b)), -1.0, q)
+
+
 def _divmod(xp: Any, a: Any, b: Any) -> Any:
-    return xp.floor_divide(a, b), xp.remainder(a, b)
+    return _floor_divide(xp, a, b), xp.remainder(a, b)
 
 
 def _modf(xp: Any, x: Any) -> Any:
@@ -278,6 +291,7 @@ ROUTES: dict[str, Route] = {
     "fmax": compose(_fmax),
     "fmin": compose(_fmin),
     "fmod": compose(_fmod),
+    "floor_divide": compose(_floor_divide),
     "divmod": compose(_divmod),
     "modf": compose(_modf),
     "frexp": compose(_frexp),

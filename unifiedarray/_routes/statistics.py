@@ -15,6 +15,7 @@ Example
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -142,11 +143,15 @@ def _nanstd(xp: Any, a: Any, **kwargs: Any) -> Any:
     return None if var is None else xp.sqrt(var)
 
 
-def _quantiles(xp: Any, a: Any, q: Any, axis: Any, keepdims: bool, skip_nan: bool) -> Any:
+def _quantiles(
+    xp: Any, a: Any, q: Any, axis: Any, keepdims: bool, skip_nan: bool, median: bool = False, weak: bool = True
+) -> Any:
     """NumPy's quantile (method ``linear``) of each slice over ``axis``:
     sorted (NaNs last), interpolated between the two ranks around
     ``q * (n - 1)`` as NumPy's ``_lerp`` does; a slice with a NaN gives NaN
-    unless ``skip_nan``, whose ranks count only the values that are not."""
+    unless ``skip_nan``, whose ranks count only the values that are not.
+    With ``median`` (q = 0.5), NumPy's median: the mean of the two middle
+    values, ``(lo + hi) / 2``, which the lerp can miss by a rounding."""
     exact = np.asarray(q).dtype.kind in "iu"  # an integer q (0 or 1): NumPy takes the element, dtype kept
     qs = np.asarray(q, dtype=np.float64)
     if qs.ndim > 1 or np.any((qs < 0) | (qs > 1)) or np.any(np.isnan(qs)):
@@ -157,7 +162,10 @@ def _quantiles(xp: Any, a: Any, q: Any, axis: Any, keepdims: bool, skip_nan: boo
         else tuple(numpy_axis(ax, a.ndim) for ax in ((axis,) if isinstance(axis, int | np.integer) else axis))
     )
     rest = [i for i in range(a.ndim) if i not in axes]
-    x = a if exact else _float_of(xp, a)
+    # NumPy's lerp of integers subtracts in their dtype (exact, and wrapping
+    # as NumPy's does), converting to float after; its median converts first.
+    integer_lerp = not exact and not median and xp.isdtype(a.dtype, "integral")
+    x = a if exact or integer_lerp else _float_of(xp, a)
     moved = xp.permute_dims(x, (*rest, *axes)) if x.ndim else x
     span = int(np.prod([a.shape[i] for i in axes]))
     if span == 0 or a.size == 0:
@@ -169,20 +177,47 @@ def _quantiles(xp: Any, a: Any, q: Any, axis: Any, keepdims: bool, skip_nan: boo
         n = xp.sum(xp.astype(~nan, xp.int64), axis=-1, keepdims=True)
     else:
         n = xp.full((*s.shape[:-1], 1), s.shape[-1], dtype=xp.int64, device=a.device)
+    # NumPy's gamma is a Python float (``weak``: the caller's q was a Python
+    # scalar, and the lerp runs in the data's dtype), else float64 (the lerp,
+    # and the result, are float64 for float32 data too).
+    weak = weak and qs.ndim == 0
+    varying = skip_nan and nan is not None  # each slice its own count
     outs = []
     for qv in qs.reshape(-1):
-        pos = xp.astype(n - 1, x.dtype if not exact else xp.float64) * float(qv)
-        lo = xp.floor(pos)
-        t = pos - lo
-        lo_i = xp.astype(xp.clip(lo, 0, None), xp.int64)
-        hi_i = xp.minimum(lo_i + 1, xp.clip(n - 1, 0, None))
-        vlo = xp.take_along_axis(s, lo_i, axis=-1)
-        vhi = xp.take_along_axis(s, hi_i, axis=-1)
+        qf = float(qv)
+        if varying:
+            virtual = xp.astype(n - 1, xp.float64) * qf  # NumPy's virtual index, (n - 1) * q
+            lo = xp.floor(virtual)
+            t: Any = virtual - lo
+            lo_i = xp.astype(xp.clip(lo, 0, None), xp.int64)
+            hi_i = xp.minimum(lo_i + 1, xp.clip(n - 1, 0, None))
+            vlo = xp.take_along_axis(s, lo_i, axis=-1)
+            vhi = xp.take_along_axis(s, hi_i, axis=-1)
+        else:
+            virtual_f = (span - 1) * qf  # NumPy's virtual index, the same for every slice
+            lo_f = math.floor(virtual_f)
+            t = virtual_f - lo_f
+            lo_k = min(max(lo_f, 0), span - 1)
+            hi_k = min(lo_k + 1, span - 1)
+            vlo, vhi = s[..., lo_k : lo_k + 1], s[..., hi_k : hi_k + 1]
+            if not weak and not exact and not integer_lerp:
+                t = xp.asarray(t, dtype=xp.float64, device=a.device)
+        scalar_t = type(t) is float  # the same gamma for every slice: the branch is taken here
         if exact:
             v = vlo
+        elif median:
+            v = ((vlo + vhi) / 2 if t > 0 else vlo) if scalar_t else xp.where(t > 0, (vlo + vhi) / 2, vlo)
         else:
             diff = vhi - vlo
-            v = xp.where(t >= 0.5, vhi - diff * (1 - t), vlo + diff * t)
+            if scalar_t:
+                v = vhi - diff * (1 - t) if t >= 0.5 else vlo + diff * t
+            elif weak and not integer_lerp:
+                # Each slice's gamma a Python float in NumPy: 1 - t in float64,
+                # then each weight in the data's dtype.
+                t_lo, t_hi = xp.astype(t, x.dtype), xp.astype(1 - t, x.dtype)
+                v = xp.where(t >= 0.5, vhi - diff * t_hi, vlo + diff * t_lo)
+            else:
+                v = xp.where(t >= 0.5, vhi - diff * (1 - t), vlo + diff * t)
         if nan is not None and skip_nan:
             v = xp.where(n > 0, v, xp.nan)
         elif nan is not None:
@@ -206,7 +241,9 @@ def _quantile_route(skip_nan: bool, scale: float = 1.0) -> Any:
             return None  # NumPy's subtract refuses bools: the host raises its TypeError
         if method != "linear" or xp.isdtype(a.dtype, "complex floating"):
             return None  # NumPy's other methods: the host, counted
-        return _quantiles(xp, a, q if scale == 1.0 else np.true_divide(q, scale), axis, keepdims, skip_nan)
+        weak = type(q) in (int, float)  # NumPy's weak_q, of the q it was given
+        scaled = q if scale == 1.0 else np.true_divide(q, scale)
+        return _quantiles(xp, a, scaled, axis, keepdims, skip_nan, weak=weak)
 
     return recipe
 
@@ -216,7 +253,7 @@ def _median_route(skip_nan: bool) -> Any:
                keepdims: bool = False) -> Any:  # fmt: skip
         if out is not None or not is_array(a) or xp.isdtype(a.dtype, "complex floating") or a.dtype == np.bool_:
             return None
-        return _quantiles(xp, a, 0.5, axis, keepdims, skip_nan)
+        return _quantiles(xp, a, 0.5, axis, keepdims, skip_nan, median=True)
 
     return recipe
 

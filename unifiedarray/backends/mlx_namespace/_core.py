@@ -240,6 +240,16 @@ def cast(x: Any, dtype: np.dtype, op: str = "") -> Array:
     return scalar(x, dtype, op)
 
 
+def in_dtype(res: Array, dtype: mx.Dtype) -> Array:
+    """``res`` (a sum, product or scan MLX computed) as ``dtype``, the
+    result dtype the rules gave it: MLX widens small integers and bool (a
+    uint8 sum is uint32, a bool cumsum int32), and the rules' dtype wins,
+    as NumPy's arithmetic in that dtype gives it (integer sums and products
+    wrap around: they are exact modulo 2**bits; bool is nonzero, an
+    accumulated ``or`` or ``and``)."""
+    return res if res.dtype == dtype else res.astype(dtype)
+
+
 def c_long(value: Any, op: str) -> int:
     """``value`` as a Python int that fits NumPy's C ``long``: a huge one
     is NumPy's ``OverflowError`` (MLX would raise ``TypeError`` or

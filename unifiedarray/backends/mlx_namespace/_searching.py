@@ -9,6 +9,8 @@ search in MLX.
 
 from __future__ import annotations
 
+import functools
+import math
 from builtins import int as builtins_int
 from collections.abc import Sequence
 from typing import Any, Literal, NamedTuple
@@ -72,17 +74,11 @@ def upload_index_arrays(arrays: Sequence[np.ndarray], reason: str) -> list[Array
     return out
 
 
-def _not_complex(x: Array, op: str) -> None:
-    if x.dtype == mx.complex64:
-        raise TypeError(f"mlx {op}: complex values are not ordered")
-
-
 # -- searching ------------------------------------------------------------------------------
 
 
 def _arg_reduce(fn: Any, x: Array, axis: int | None, keepdims: bool, op: str) -> Array:
     require_array(x, op)
-    _not_complex(x, op)
     if x.size == 0:
         ax = None if axis is None else normalize_axis(axis, x.ndim, op)
         if ax is None or x.shape[ax] == 0:
@@ -90,6 +86,8 @@ def _arg_reduce(fn: Any, x: Array, axis: int | None, keepdims: bool, op: str) ->
         # Over a non-empty axis of an empty array: an empty result, as NumPy's.
         shape = [1 if i == ax else n for i, n in enumerate(x.shape) if keepdims or i != ax]
         return mx.zeros(shape, dtype=_MX_INDEX)
+    if x.dtype == mx.complex64:
+        fn = functools.partial(_lexicographic, fn is mx.argmax)
     if axis is None:
         r = fn(x.reshape(-1), axis=0)
         if keepdims:
@@ -98,6 +96,21 @@ def _arg_reduce(fn: Any, x: Array, axis: int | None, keepdims: bool, op: str) ->
         ax = normalize_axis(axis, x.ndim, op)
         r = fn(x, axis=ax, keepdims=keepdims)
     return r.astype(_MX_INDEX)
+
+
+def _lexicographic(largest: bool, x: Array, axis: int, keepdims: bool = False) -> Array:
+    """``argmax`` (``largest``) or ``argmin`` of complex values in NumPy's
+    order: by the real part, then the imaginary part, the first of equals;
+    a NaN in either part wins, the first one (MLX's own refuse complex
+    input).  Composed of MLX's real reductions, on the device."""
+    re, im = mx.real(x), mx.imag(x)
+    nan = mx.isnan(re) | mx.isnan(im)
+    extreme = mx.max if largest else mx.min
+    best_re = extreme(mx.where(nan, 0.0, re), axis=axis, keepdims=True)
+    candidate = (re == best_re) & ~nan
+    best_im = extreme(mx.where(candidate, im, -math.inf if largest else math.inf), axis=axis, keepdims=True)
+    pick = mx.where(mx.any(nan, axis=axis, keepdims=True), nan, candidate & (im == best_im))
+    return mx.argmax(pick, axis=axis, keepdims=keepdims)  # the first True
 
 
 @float64_on_cpu

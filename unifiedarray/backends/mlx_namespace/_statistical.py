@@ -27,6 +27,7 @@ from ._core import (
     dtype_of,
     float64_on_cpu,
     fresh,
+    in_dtype,
     normalize_axes,
     normalize_axis,
     require_array,
@@ -77,7 +78,7 @@ def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, d
     out = result_dtype(name, x, dtype=dtype)
     mdt = check_holdable(name, out)
     axes = normalize_axes(axis, x.ndim, name)
-    if key is not None and axes and mdt == x.dtype and FLOAT64 not in (out, dtype_of(x)):
+    if key is not None and axes and mdt == x.dtype and FLOAT64 not in (out, dtype_of(x)) and not _wider_mean(name, x):
         # The general path below with nothing to cast, no stream to enter and
         # nothing empty: when MLX's reduction keeps the dtype, later calls skip
         # the checks above.
@@ -95,10 +96,15 @@ def _accumulate(name: str, reduce: Callable[..., Array], x: Array, axis: Axis, d
         xc = cast(x, out, name)
         if not axes:
             return fresh(xc) if xc is x else xc
-        res = reduce(xc, axis=list(axes), keepdims=keepdims)
-        # MLX widens small integers (a uint8 sum is uint32); the standard's
-        # dtype= wins, wrapping around as NumPy's does.
-        return res if res.dtype == mdt else res.astype(mdt)
+        if _wider_mean(name, xc):
+            return in_dtype(reduce(xc.astype(mx.float32), axis=list(axes), keepdims=keepdims), mdt)
+        return in_dtype(reduce(xc, axis=list(axes), keepdims=keepdims), mdt)
+
+
+def _wider_mean(name: str, x: Array) -> bool:
+    # NumPy's mean of float16 accumulates in float32 (a sum of large
+    # float16 values would overflow to inf first).
+    return name == "mean" and x.dtype == mx.float16
 
 
 _REDUCE = {"sum": mx.sum, "prod": mx.prod, "mean": mx.mean, "max": mx.max, "min": mx.min}
@@ -119,6 +125,8 @@ def direct_reduction(name: str, dtype: Any, ndim: int) -> tuple[Callable[..., Ar
         # _extreme: MLX's reduction alone for every real dtype but float64
         # (its stream on a GPU device) over at least one axis.
         return (reduce, dtype) if ndim and dtype != mx.complex64 and dtype != mx.float64 else False
+    if name == "mean" and dtype == mx.float16:
+        return False  # accumulated in float32 (_wider_mean)
     key = (name, dtype, ndim, None, None, False)
     if key in _DIRECT:
         return reduce, dtype
@@ -224,10 +232,10 @@ def _cumulative(
         axis = 0
     ax = normalize_axis(axis, x.ndim, name)
     out = result_dtype(name, x, dtype=dtype)
-    check_holdable(name, out)
+    mdt = check_holdable(name, out)
     with cpu_if(out, x.dtype):
         xc = cast(x, out, name)
-        r = scan(xc, axis=ax) if x.shape[ax] else xc
+        r = in_dtype(scan(xc, axis=ax), mdt) if x.shape[ax] else xc
         if include_initial:
             shape = list(x.shape)
             shape[ax] = 1

@@ -57,6 +57,7 @@ from ._core import (
     dtype_of,
     empty_safe,
     from_host,
+    in_dtype,
     normalize_axes,
     normalize_axis,
     on_cpu,
@@ -538,7 +539,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: Any = None) -> Array:
         # MLX (0.32) spins forever summing an empty diagonal of a stack of
         # matrices: the trace of an empty diagonal is 0, written directly.
         return mx.zeros(tuple(d.shape[:-1]), dtype=check_holdable("linalg.trace", out))
-    return mx.sum(cast(d, out, "trace"), axis=-1)
+    return in_dtype(mx.sum(cast(d, out, "trace"), axis=-1), check_holdable("linalg.trace", out))
 
 
 # MLX's factorisations crash the process (SIGFPE) on empty matrices, so an
