@@ -52,6 +52,7 @@ __all__ = [
 ]
 
 _BOOL = np.dtype(np.bool_)
+_FLOAT16, _FLOAT32 = np.dtype(np.float16), np.dtype(np.float32)  # (singletons: compared by identity)
 _NDARRAY = np.ndarray
 _NP_SCALAR = np.generic
 # Whether some thread may be in strict mode (the rules' own count): while it
@@ -361,7 +362,9 @@ def operate_general(x: UnifiedArray, y: Any, name: str, reflected: bool = False)
         if constant is not None:
             return call("full_like", (x, constant), {"dtype": _BOOL})
         if ty is float:
-            y = _rules.weak_float(x.dtype, y, name)  # NumPy's overflow to inf, with its warning, on every device
+            dt = x.dtype
+            if dt is _FLOAT32 or dt is _FLOAT16:
+                y = _rules.weak_float(dt, y, name)  # NumPy's overflow to inf, with its warning, on every device
         if reflected:
             return _reflected_scalar(name, x, y)
     else:
