@@ -37,7 +37,7 @@ from ._namespace import namespace
 from ._pickling import _rebuild  # noqa: F401  # older pickles name unifiedarray._interop._rebuild
 from ._placement import placement
 from ._results import adopt, send_back, wrap_result
-from ._routes import LOOP_CAST, OUT_CASTS_UNSAFE, OUT_EXACT, ROUTES, Route
+from ._routes import LOOP_CAST, OUT_CASTING, ROUTES, Route
 from ._writes import cast_value, write
 from .backends import backend_for
 
@@ -586,9 +586,11 @@ def numpy_call(name: str, func: Any, args: tuple, kwargs: dict, reason: str) -> 
         result = send_back(result, dev, why)
     if out is None:
         return result
-    if name in OUT_EXACT:
-        _check_exact_out(name, out, result)
-    return _into(out, result, reason, kwargs.get("casting") or ("unsafe" if name in OUT_CASTS_UNSAFE else "same_kind"))
+    casting = kwargs.get("casting") or OUT_CASTING.get(name, "same_kind")
+    if casting in ("exact", "index"):
+        _check_out(name, out, result, casting)
+        casting = "unsafe"
+    return _into(out, result, reason, casting)
 
 
 def _strict_numpy_call(name: str, args: tuple) -> None:
@@ -700,13 +702,23 @@ def _run_numpy_like(name: str, func: Any, args: tuple, kwargs: dict, dev: Device
             raise
 
 
-def _check_exact_out(name: str, out: Any, result: Any) -> None:
-    """NumPy's ``ValueError`` for an ``out=`` of another dtype where the
-    function writes only into its result's own dtype (``np.dot``)."""
-    if type(out) is UnifiedArray and type(result) is UnifiedArray and out.dtype != result.dtype:
+def _check_out(name: str, out: Any, result: Any, casting: str) -> None:
+    """NumPy's error for an ``out=`` its function refuses
+    (:data:`unifiedarray._routes.OUT_CASTING`): ``"exact"``, another dtype
+    than the result's (``np.dot``'s ``ValueError``); ``"index"``, a dtype
+    that does not cast safely to the indices' (``np.argmax``'s
+    ``TypeError``)."""
+    if type(out) is not UnifiedArray or type(result) is not UnifiedArray or out.dtype == result.dtype:
+        return
+    if casting == "exact":
         raise ValueError(
             f"numpy.{name} out=: output array is not acceptable (must have the right datatype, "
             f"{result.dtype.name}, not {out.dtype.name})"
+        )
+    if not np.can_cast(out.dtype, result.dtype, "safe"):
+        raise TypeError(
+            f"numpy.{name} out=: cannot cast array data from {out.dtype.name} to {result.dtype.name} "
+            f"according to the rule 'safe'"
         )
 
 

@@ -34,8 +34,7 @@ from ._route import KINDS, Route
 __all__ = [
     "KINDS",
     "LOOP_CAST",
-    "OUT_CASTS_UNSAFE",
-    "OUT_EXACT",
+    "OUT_CASTING",
     "ROUTES",
     "Route",
     "numpy_public",
@@ -52,46 +51,52 @@ for _chapter in (elementwise, statistics, shapes, searching, linalg, numbers, me
             raise RuntimeError(f"numpy.{_name} has two routes: {ROUTES[_name]} and {_route}")
         ROUTES[_name] = _route
 
-#: The functions (not ufuncs) whose ``out=`` NumPy writes with an unsafe
-#: cast (``np.sum(floats, out=ints)`` truncates): their reductions and
-#: accumulations, and the copies ``take``, ``compress`` and ``choose``
-#: make.  Every other function's ``out=`` takes the ``same_kind`` cast, or
-#: its ``casting=`` (a ufunc's, ``concatenate``'s).  ``tests/test_routes.py``
-#: holds this to the installed NumPy for every function that takes ``out=``.
-OUT_CASTS_UNSAFE = frozenset(
-    [
-        "amax",
-        "amin",
-        "choose",
-        "compress",
-        "cumprod",
-        "cumsum",
-        "cumulative_prod",
-        "cumulative_sum",
-        "max",
-        "mean",
-        "median",
-        "min",
-        "nancumprod",
-        "nancumsum",
-        "nanmax",
-        "nanmedian",
-        "nanmin",
-        "nanpercentile",
-        "nanprod",
-        "nanquantile",
-        "nansum",
-        "prod",
-        "sum",
-        "take",
-        "trace",
-        "var",
-    ]
-)
-
-#: The functions whose ``out=`` must have the result's own dtype: another
-#: is NumPy's ``ValueError`` ("output array is not acceptable").
-OUT_EXACT = frozenset(["dot"])
+#: How NumPy writes the ``out=`` of its functions (not ufuncs: theirs is
+#: the ufunc's ``same_kind``, or the call's ``casting=``), where it is not
+#: ``same_kind``: ``"unsafe"`` for its reductions, scans and copies
+#: (``np.sum(floats, out=ints)`` truncates); ``"exact"`` where ``out`` must
+#: have the result's dtype (``np.dot``: a ``ValueError``); ``"safe"`` for
+#: ``einsum``'s default ``casting``; ``"index"`` for the arg-reductions,
+#: whose ``out`` must cast safely to the index dtype, the indices then
+#: written into it.  ``tests/test_argument_forms.py`` holds every public
+#: function of the installed NumPy that takes ``out=`` to NumPy's answer.
+OUT_CASTING: dict[str, str] = {
+    **dict.fromkeys(
+        [
+            "amax",
+            "amin",
+            "choose",
+            "compress",
+            "cumprod",
+            "cumsum",
+            "cumulative_prod",
+            "cumulative_sum",
+            "max",
+            "mean",
+            "median",
+            "min",
+            "nancumprod",
+            "nancumsum",
+            "nanmax",
+            "nanmedian",
+            "nanmin",
+            "nanpercentile",
+            "nanprod",
+            "nanquantile",
+            "nansum",
+            "prod",
+            "sum",
+            "take",
+            "trace",
+            "var",
+        ],
+        "unsafe",
+    ),
+    "dot": "exact",
+    "linalg.multi_dot": "exact",
+    "einsum": "safe",
+    **dict.fromkeys(["argmax", "argmin", "nanargmax", "nanargmin"], "index"),
+}
 
 #: The ufuncs whose composition takes the loop's dtypes.
 LOOP_CAST = elementwise.LOOP_CAST | frozenset({"bitwise_count"})
