@@ -35,16 +35,17 @@ DTYPES = ["float16", "float32", "float64", "int8", "int32", "int64", "uint8", "b
 
 def _answer(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """``fn(*args, **kwargs)``'s result on the host (a NumPy array, or a
-    tuple of them), or the exception it raised."""
+    tuple of them), or the exception it raised, at the call or at the read
+    (a lazy device's error comes where the value is first read)."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
             r = fn(*args, **kwargs)
+            if isinstance(r, tuple):
+                return tuple(np.asarray(v) for v in r)
+            return np.asarray(r)
         except Exception as e:
             return e
-    if isinstance(r, tuple):
-        return tuple(np.asarray(v) for v in r)
-    return np.asarray(r)
 
 
 def _agree(expected: Any, got: Any, what: str) -> None:

@@ -146,11 +146,10 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         if _STRICT_ACTIVE[0] or (bounds is not None and (bounds is _UNJUDGED or not bounds[0] <= y <= bounds[1])):
             if check_scalar(x, y, name, reflected) is not None:
                 return operate_general(x, y, name, reflected)  # a comparison's constant answer
-            if bounds is not None and bounds is not _UNJUDGED:
-                # Outside the values the direct path takes as they are (a float
-                # beyond float16's range): the general path converts it, as NumPy
-                # does, with its overflow warning.
-                return operate_general(x, y, name, reflected)
+            if ty is float and bounds is not None and bounds is not _UNJUDGED:
+                # Outside the values a device takes as they are (a float beyond
+                # float16's range): NumPy's conversion, to inf with its warning.
+                y = _rules.weak_float(dtype, y, name)
     # The fast path: arrays on the host, current, nothing in flight, whole or
     # views whose native view is at hand (``A.T @ b``, ``s[:, None] - d``).
     # It is short on purpose: between two BLAS calls, every instruction of
