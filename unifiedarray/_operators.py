@@ -146,10 +146,12 @@ def operate(x: UnifiedArray, y: Any, name: str, reflected: bool = False) -> Any:
         if _STRICT_ACTIVE[0] or (bounds is not None and (bounds is _UNJUDGED or not bounds[0] <= y <= bounds[1])):
             if check_scalar(x, y, name, reflected) is not None:
                 return operate_general(x, y, name, reflected)  # a comparison's constant answer
-            if ty is float and bounds is not None and bounds is not _UNJUDGED:
-                # Outside the values a device takes as they are (a float beyond
-                # float16's range): NumPy's conversion, to inf with its warning.
-                y = _rules.weak_float(dtype, y, name)
+            if ty is float and bounds is not None and bounds is not _UNJUDGED and _rules.overflows(dtype, y):
+                # A float beyond float16's range: the general path converts it as
+                # NumPy does, to inf with its warning.  (Not y reassigned here: the
+                # compiled build would then hold a reference of its own to every y,
+                # and no temporary would lend its memory.)
+                return operate_general(x, y, name, reflected)
     # The fast path: arrays on the host, current, nothing in flight, whole or
     # views whose native view is at hand (``A.T @ b``, ``s[:, None] - d``).
     # It is short on purpose: between two BLAS calls, every instruction of

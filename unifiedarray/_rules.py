@@ -481,9 +481,9 @@ def binary_scalar(op: str, dtype: np.dtype, value: Any, reflected: bool = False)
 def _float_bounds(dtype: np.dtype, scalar_type: type) -> tuple[float, float] | None:
     """The values of a Python float a float16 or float32 array's operation
     may take as they are (its finite range): beyond them NumPy's conversion
-    overflows with its warning, which the general path gives (a device's
-    own conversion, on the operators' direct path, would be silent).  None
-    (every value) for the other pairs."""
+    overflows with its warning, which :func:`weak_float` gives (a device's
+    own conversion would be silent).  None (every value) for the other
+    pairs."""
     if scalar_type is builtins.float and dtype.kind == "f" and dtype.itemsize < 8:
         top = float(np.finfo(dtype).max)
         return (-top, top)
@@ -495,12 +495,16 @@ def weak_float(dtype: np.dtype, value: float, op: str) -> float:
     conversion gives it: beyond the dtype's finite range, the infinity it
     overflows to, with NumPy's "overflow encountered in cast" warning (a
     device's own conversion would be silent); else the value itself.  The
-    operators' general path asks it for every such pair (the direct path
-    takes only the values within :func:`_float_bounds`)."""
+    operators' general path asks it for every such pair (their fast path
+    sends the values that :func:`overflows` there)."""
+    return float(element(dtype, value, op)) if overflows(dtype, value) else value
+
+
+def overflows(dtype: np.dtype, value: float) -> bool:
+    """Whether a Python float overflows in NumPy's conversion to ``dtype``
+    (finite, beyond a float16's or float32's finite range)."""
     bounds = _float_bounds(dtype, builtins.float)
-    if bounds is None or bounds[0] <= value <= bounds[1] or value != value or abs(value) == math.inf:
-        return value
-    return float(element(dtype, value, op))
+    return not (bounds is None or bounds[0] <= value <= bounds[1] or value != value or abs(value) == math.inf)
 
 
 def check_kind(op: str, dtype: np.dtype) -> None:
