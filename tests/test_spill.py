@@ -189,6 +189,22 @@ def test_a_frame_of_a_leased_copy_keeps_it_and_its_data():
     assert np.asarray(x).tolist() == [3.0, 3.0] + [0.0] * 6
 
 
+@needs_mlx
+def test_a_lease_written_whole_keeps_memory_of_its_own():
+    """``h[:] = 1`` through a lease left MLX a broadcast of one element, so
+    a NumPy view of another handle on it (``np.asarray(h)[0] = 0``) wrote
+    every element: the buffer read all zeros.  (Found by the stateful
+    buffer model.)"""
+    import mlx.core as mx
+
+    buf = xp.UnifiedBuffer((6,), dtype="float64", device="cpu")
+    kept = buf.mlx  # a live lease, kept
+    h = buf.mlx
+    h[:] = mx.array(1.0)
+    np.asarray(kept)[0] = 0.0
+    assert buf.to_numpy().tolist() == [0.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+
+
 class _DaemonThreads(concurrent.futures.Executor):
     """A pool for dask's threaded scheduler on daemon threads, so that a
     deadlock fails a test instead of hanging the interpreter's exit (dask's

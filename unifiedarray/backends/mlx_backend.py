@@ -95,6 +95,13 @@ def _make_lease_class(mx: Any) -> Any:
             _operands_first(self, (value, *(key if type(key) is tuple else (key,))))
             mx_array.__setitem__(self, key, value)
             evaluate(self)
+            if not _owns_its_block(self):
+                # MLX's setitem of every element (h[:] = 1) leaves a broadcast:
+                # a NumPy view of the lease (np.asarray(h)[0] = v) would then
+                # write every element.  The lease gets memory of its own, as
+                # lease() and write() give it.
+                mx_array.__setitem__(self, ..., mx.contiguous(self))
+                evaluate(self)
 
     names = [n for n in dir(mx_array) if n.startswith("__i") and n[3:-2] in _INPLACE]
     body: dict[str, Any] = {"__slots__": (), "__setitem__": __setitem__, "__module__": __name__}
