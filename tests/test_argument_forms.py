@@ -187,43 +187,71 @@ def test_keepdims_may_be_any_truth_value_as_numpy_reads_it(name: str, flag: Any,
 
 # -- out= of another dtype ------------------------------------------------------------------
 
+
 #: A call of each function NumPy writes ``out=`` for, on a float matrix, giving a result of a known shape.
+def _over_axis_0(f: Any, a: Any, o: Any) -> Any:
+    return f(a, axis=0, out=o)
+
+
+def _of_a_row(f: Any, a: Any, o: Any) -> Any:
+    return f(a[0], out=o)
+
+
 OUT_CALLS = {
-    "amax": lambda f, a, o: f(a, axis=0, out=o),
-    "amin": lambda f, a, o: f(a, axis=0, out=o),
-    "max": lambda f, a, o: f(a, axis=0, out=o),
-    "min": lambda f, a, o: f(a, axis=0, out=o),
-    "sum": lambda f, a, o: f(a, axis=0, out=o),
-    "prod": lambda f, a, o: f(a, axis=0, out=o),
-    "mean": lambda f, a, o: f(a, axis=0, out=o),
-    "var": lambda f, a, o: f(a, axis=0, out=o),
-    "std": lambda f, a, o: f(a, axis=0, out=o),
-    "median": lambda f, a, o: f(a, axis=0, out=o),
+    **dict.fromkeys(
+        [
+            "amax",
+            "amin",
+            "max",
+            "min",
+            "sum",
+            "prod",
+            "mean",
+            "var",
+            "std",
+            "median",
+            "nanmax",
+            "nanmin",
+            "nansum",
+            "nanprod",
+            "nanmean",
+            "nanmedian",
+            "nanvar",
+            "nanstd",
+            "ptp",
+            "all",
+            "any",
+            "argmax",
+            "argmin",
+            "nanargmax",
+            "nanargmin",
+        ],
+        _over_axis_0,
+    ),
+    **dict.fromkeys(
+        [
+            "cumsum",
+            "cumprod",
+            "nancumsum",
+            "nancumprod",
+            "cumulative_sum",
+            "cumulative_prod",
+            "round",
+            "fix",
+            "isneginf",
+            "isposinf",
+        ],
+        _of_a_row,
+    ),
     "quantile": lambda f, a, o: f(a, 0.5, axis=0, out=o),
     "nanquantile": lambda f, a, o: f(a, 0.5, axis=0, out=o),
     "percentile": lambda f, a, o: f(a, 50, axis=0, out=o),
     "nanpercentile": lambda f, a, o: f(a, 50, axis=0, out=o),
-    "nanmax": lambda f, a, o: f(a, axis=0, out=o),
-    "nanmin": lambda f, a, o: f(a, axis=0, out=o),
-    "nansum": lambda f, a, o: f(a, axis=0, out=o),
-    "nanprod": lambda f, a, o: f(a, axis=0, out=o),
-    "nanmean": lambda f, a, o: f(a, axis=0, out=o),
-    "nanmedian": lambda f, a, o: f(a, axis=0, out=o),
-    "nanvar": lambda f, a, o: f(a, axis=0, out=o),
-    "nanstd": lambda f, a, o: f(a, axis=0, out=o),
-    "cumsum": lambda f, a, o: f(a[0], out=o),
-    "cumprod": lambda f, a, o: f(a[0], out=o),
-    "nancumsum": lambda f, a, o: f(a[0], out=o),
-    "nancumprod": lambda f, a, o: f(a[0], out=o),
-    "cumulative_sum": lambda f, a, o: f(a[0], out=o),
-    "cumulative_prod": lambda f, a, o: f(a[0], out=o),
     "take": lambda f, a, o: f(a[0], [0, 2, 1], out=o),
     "compress": lambda f, a, o: f([True, False, True], a[0], out=o),
     "choose": lambda f, a, o: f(np.array([0, 1, 0]), [a[0], a[1]], out=o),
     "trace": lambda f, a, o: f(a[:, :2], out=o),
-    "round": lambda f, a, o: f(a[0], out=o),
     "around": lambda f, a, o: f(a[0], 1, out=o),
-    "fix": lambda f, a, o: f(a[0], out=o),
     "clip": lambda f, a, o: f(a[0], 0, 2, out=o),
     "concatenate": lambda f, a, o: f([a[0, :1], a[1, :2]], out=o),
     "concat": lambda f, a, o: f([a[0, :1], a[1, :2]], out=o),
@@ -232,16 +260,7 @@ OUT_CALLS = {
     "outer": lambda f, a, o: f(a[0], a[1], out=o),
     "einsum": lambda f, a, o: f("ij->j", a, out=o),
     "linalg.multi_dot": lambda f, a, o: f([a[:, :2], a[:2]], out=o),
-    "ptp": lambda f, a, o: f(a, axis=0, out=o),
-    "all": lambda f, a, o: f(a, axis=0, out=o),
-    "any": lambda f, a, o: f(a, axis=0, out=o),
-    "argmax": lambda f, a, o: f(a, axis=0, out=o),
-    "argmin": lambda f, a, o: f(a, axis=0, out=o),
-    "nanargmax": lambda f, a, o: f(a, axis=0, out=o),
-    "nanargmin": lambda f, a, o: f(a, axis=0, out=o),
-    "isneginf": lambda f, a, o: f(a[0], out=o),
-    "isposinf": lambda f, a, o: f(a[0], out=o),
-}  # fmt: skip
+}
 
 #: NumPy's functions with ``out=`` that no call above takes, and why.
 OUT_EXEMPT = {

@@ -296,7 +296,7 @@ def _ufunc_operands(args: tuple) -> tuple:
     standard's functions (``np.matmul(A, [1.0, 2.0])``)."""
     if not any(isinstance(a, _SEQUENCES) for a in args):
         return args
-    return tuple(intake(a) if isinstance(a, _SEQUENCES) else a for a in args)
+    return tuple(_taken_in("array", a) for a in args)
 
 
 def _array_likes_taken_in(target: Any, sig: inspect.Signature, args: list, kwargs: dict) -> tuple[tuple, dict]:
