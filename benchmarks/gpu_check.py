@@ -70,6 +70,7 @@ TESTS = [
     "tests/test_pool.py",
     "tests/test_pool_stateful.py",
     "tests/test_transfers.py",
+    "tests/test_random.py",
 ]
 
 FACTS = r"""

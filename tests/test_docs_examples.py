@@ -27,7 +27,7 @@ import unifiedarray as xp
 from unifiedarray.backends import registry
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = ["buffer.md", "getting-started.md", "devices.md", "interop.md", "memory.md", "rules.md"]
+PAGES = ["buffer.md", "getting-started.md", "devices.md", "interop.md", "memory.md", "random.md", "rules.md"]
 
 FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
 

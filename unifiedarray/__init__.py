@@ -46,7 +46,7 @@ if _stray := _compiled.stray_modules():
         stacklevel=2,
     )
 
-from . import _dispatch, _namespace, fft, lib, linalg
+from . import _dispatch, _namespace, fft, lib, linalg, random
 from ._accelerator import Accelerator, get_accelerator, list_devices
 from ._array import UnifiedArray
 from ._buffer import BufferState, UnifiedBuffer
@@ -577,6 +577,7 @@ __all__ = [
     "ptp",
     "quantile",
     "rad2deg",
+    "random",
     "ravel",
     "real",
     "reciprocal",

@@ -299,6 +299,11 @@ def _register_dask_array() -> None:
 #: chunks; unset, the default device (``unifiedarray.get_default_device()``).
 DEVICE_CONFIG_KEY = "unifiedarray.device"
 
+#: ``unifiedarray.random.BitGenerator.on``: the seeds dask's ``default_rng``
+#: gives each chunk under this backend (set by that module, which sits above
+#: this one)
+BIT_GENERATOR: list[Any] = [None]
+
 
 def backend_device() -> Device:
     """The device new chunks go to under ``array.backend = "unifiedarray"``."""
@@ -412,11 +417,10 @@ def array_backend() -> Any:
 
         @property
         def default_bit_generator(self) -> Any:
-            # dask builds Generators from the bit generator's own library;
-            # unifiedarray has no random module, so default_rng() gives NumPy
-            # chunks (use da.random.random/normal/..., which go through
-            # RandomState above, for UnifiedArray chunks).
-            return np.random.PCG64
+            # dask builds a chunk's Generator with the bit generator's own
+            # library (unifiedarray.random.default_rng): chunks drawn on
+            # their device, by unifiedarray.random's native streams.
+            return BIT_GENERATOR[0](backend_device())
 
         @staticmethod
         def ones(*args: Any, meta: Any = None, **kwargs: Any) -> Any:

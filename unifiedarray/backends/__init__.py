@@ -19,7 +19,7 @@ Example
 
 from __future__ import annotations
 
-from ._base import Backend, contiguous, host_memory_info
+from ._base import Backend, KeyedSource, RandomSource, contiguous, host_memory_info
 from ._registry import (
     ENTRY_POINT_GROUP,
     BackendPluginWarning,
@@ -38,6 +38,8 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "Backend",
     "BackendPluginWarning",
+    "KeyedSource",
+    "RandomSource",
     "all_backends",
     "backend_for",
     "backend_of_native",

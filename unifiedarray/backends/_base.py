@@ -21,13 +21,22 @@ import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .._devices import Device
 
-__all__ = ["DONE", "Backend", "canonical", "canonical_dtype", "contiguous", "host_memory_info"]
+__all__ = [
+    "DONE",
+    "Backend",
+    "KeyedSource",
+    "RandomSource",
+    "canonical",
+    "canonical_dtype",
+    "contiguous",
+    "host_memory_info",
+]
 
 
 class Backend:
@@ -460,12 +469,76 @@ class Backend:
         """Whether a host array is page-locked memory (only CUDA makes it)."""
         return False
 
+    def random_source(self, device: Device, seed: np.random.SeedSequence) -> RandomSource:
+        """This backend's own random stream on ``device``, seeded by
+        ``seed`` (what :mod:`unifiedarray.random` draws from): here one that
+        draws nothing natively, so every draw is composed from counter-based
+        bits over the namespace on the device, or made on the host (see
+        :class:`RandomSource`)."""
+        return KeyedSource(seed)
+
     def numpy_like(self) -> ModuleType | None:
         """The NumPy-like module of this backend: where NumPy calls on its
         arrays run (CuPy, :attr:`numpy_compatible`), or whose functions the
         route table's rows of kind "namesake" name (``einsum``) have NumPy's
         meaning (MLX's); None where there is none."""
         return None
+
+
+class RandomSource:
+    """A device's own random stream: what :mod:`unifiedarray.random` draws
+    from in its native mode.
+
+    ``draw`` makes a native array on the device for the NumPy ``Generator``
+    methods in :attr:`methods` (NumPy's names and parameters; ``size`` a
+    shape, None for NumPy's default; ``dtype`` None for NumPy's default).  What a
+    source does not draw, :mod:`unifiedarray.random` composes on the device
+    from counter-based bits keyed by :meth:`next_key`, or draws on the host
+    from a NumPy generator seeded by :meth:`next_key` (counted).  A source
+    pickles (a ``Generator``'s state does), so it holds plain values only.
+    """
+
+    #: NumPy Generator methods drawn natively: name -> the dtypes drawn
+    #: (None: every dtype NumPy's method takes, or a method without ``dtype=``)
+    methods: ClassVar[dict[str, frozenset[np.dtype] | None]] = {}
+
+    def draw(self, method: str, size: tuple[int, ...] | None, dtype: np.dtype | None, params: dict[str, Any]) -> Any:
+        """A native array of shape ``size`` drawn by ``method``."""
+        raise NotImplementedError(f"{type(self).__name__} draws no {method!r}")
+
+    def next_key(self) -> int:
+        """A fresh 64-bit key for one draw, the next in this stream."""
+        raise NotImplementedError
+
+
+def _mix64(z: int) -> int:
+    # SplitMix64's finaliser: a bijection of 64-bit words whose outputs for
+    # consecutive inputs are statistically independent (Steele et al. 2014)
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9 & 0xFFFFFFFFFFFFFFFF
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EB & 0xFFFFFFFFFFFFFFFF
+    return z ^ (z >> 31)
+
+
+class KeyedSource(RandomSource):
+    """A stream of 64-bit keys, one per draw: key ``i`` mixes the seed's two
+    words with ``i``.  The state is two words and a count, so it pickles
+    and a draw costs no generator object; the base of the MLX and CUDA
+    sources, which seed each draw's native generator with its key.
+
+    >>> a, b = KeyedSource(np.random.SeedSequence(1)), KeyedSource(np.random.SeedSequence(1))
+    >>> a.next_key() == b.next_key() != b.next_key()
+    True
+    """
+
+    def __init__(self, seed: np.random.SeedSequence) -> None:
+        words = seed.generate_state(2, np.uint64)
+        self.words = (int(words[0]), int(words[1]))
+        self.count = 0
+
+    def next_key(self) -> int:
+        i = self.count
+        self.count = i + 1
+        return _mix64(_mix64((self.words[0] + i * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) ^ self.words[1])
 
 
 def canonical_dtype(dtype: np.dtype) -> np.dtype:

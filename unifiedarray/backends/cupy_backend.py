@@ -17,7 +17,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.linalg import LinAlgError
@@ -25,7 +25,7 @@ from numpy.linalg import LinAlgError
 from .. import _rules
 from .._devices import CPU, Device
 from .._index import normalise
-from ._base import DONE, Backend, contiguous
+from ._base import DONE, Backend, KeyedSource, RandomSource, contiguous
 
 #: size of each pinned staging chunk for large pageable uploads
 STAGING_CHUNK = 8 << 20
@@ -491,6 +491,11 @@ class CuPyBackend(Backend):
 
         return cupy.cuda.Device(device.index)
 
+    def random_source(self, device: Device, seed: np.random.SeedSequence) -> RandomSource:
+        """CuPy's ``Generator`` on cuRAND's Philox, one per draw keyed by
+        :class:`KeyedSource` (its state is then plain values)."""
+        return CupySource(seed, device.index)
+
     def is_pinned(self, host: np.ndarray) -> bool:
         return is_pinned(host)
 
@@ -935,3 +940,30 @@ def _planned_arange(xp: Any) -> Callable[..., Any]:
         return xp.astype(out, dt)
 
     return arange
+
+
+_FLOATS: frozenset[np.dtype] = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
+
+
+class CupySource(KeyedSource):
+    """Draws by ``cupy.random.Generator(Philox4x3210(key))``, a key per draw,
+    on its GPU.  The methods whose parameters are NumPy's; the rest is
+    composed by :mod:`unifiedarray.random` on the GPU."""
+
+    methods: ClassVar[dict[str, frozenset[np.dtype] | None]] = {
+        "random": _FLOATS,
+        "standard_normal": _FLOATS,
+        "integers": frozenset[np.dtype]({np.dtype(np.int32), np.dtype(np.int64)}),
+        **dict.fromkeys(("exponential", "gamma", "beta", "binomial", "poisson", "chisquare", "geometric")),
+    }
+
+    def __init__(self, seed: np.random.SeedSequence, index: int) -> None:
+        super().__init__(seed)
+        self.index = index
+
+    def draw(self, method: str, size: tuple[int, ...] | None, dtype: np.dtype | None, params: dict[str, Any]) -> Any:
+        import cupy
+
+        with cupy.cuda.Device(self.index):
+            fn = getattr(cupy.random.Generator(cupy.random.Philox4x3210(self.next_key())), method)
+            return fn(**params, size=size) if dtype is None else fn(**params, size=size, dtype=dtype)

@@ -24,14 +24,14 @@ import re
 from collections.abc import Callable
 from contextlib import nullcontext
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.exceptions import AxisError
 from numpy.linalg import LinAlgError
 
 from .._devices import MLX, Device
-from ._base import Backend, canonical, canonical_dtype, host_memory_info
+from ._base import Backend, KeyedSource, RandomSource, canonical, canonical_dtype, host_memory_info
 from .mlx_evaluation import (
     NP_TO_MX,
     arrays_in,
@@ -209,6 +209,10 @@ class MLXBackend(Backend):
         from . import mlx_namespace
 
         return mlx_namespace
+
+    def random_source(self, device: Device, seed: np.random.SeedSequence) -> RandomSource:
+        """MLX's own generator (its counter-based keys), one key per draw."""
+        return MlxSource(seed)
 
     @property
     def metal_reason(self) -> str | None:
@@ -464,6 +468,26 @@ class MLXBackend(Backend):
     def numpy_like(self) -> ModuleType:
         """``mlx.core``: its ``einsum`` has NumPy's meaning."""
         return self.mx
+
+
+class MlxSource(KeyedSource):
+    """Draws by ``mx.random`` with a key per draw (from :class:`KeyedSource`),
+    on the library's stream.  Only float32 is MLX's own (its float64 normals
+    are float32 values widened): the rest is composed by
+    :mod:`unifiedarray.random` on the device."""
+
+    methods: ClassVar[dict[str, frozenset[np.dtype] | None]] = {
+        "random": frozenset({np.dtype(np.float32)}),
+        "standard_normal": frozenset({np.dtype(np.float32)}),
+    }
+
+    def draw(self, method: str, size: tuple[int, ...] | None, dtype: np.dtype | None, params: dict[str, Any]) -> Any:
+        import mlx.core as mx
+
+        k = self.next_key()
+        key = mx.array([k >> 32, k & 0xFFFFFFFF], dtype=mx.uint32)
+        fn = mx.random.uniform if method == "random" else mx.random.normal
+        return run(lambda: fn(shape=size or (), dtype=mx.float32, key=key))
 
 
 def _owns_its_block(native: Any) -> bool:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import platform
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 import array_api_compat.numpy as compat_numpy
 import numpy as np
 
 from .._devices import CPU, Device
 from . import cupy_backend
-from ._base import Backend, host_memory_info
+from ._base import Backend, RandomSource, host_memory_info
 from .cupy_backend import pinned_zeros
 
 
@@ -31,6 +31,11 @@ class NumPyBackend(Backend):
     def namespace(self, device: Device) -> ModuleType:
         """array-api-compat's NumPy namespace."""
         return compat_numpy
+
+    def random_source(self, device: Device, seed: np.random.SeedSequence) -> RandomSource:
+        """NumPy's own ``Generator`` on PCG64, as ``np.random.default_rng(seed)``
+        makes it: the host draws NumPy's numbers for the same seed."""
+        return NumPySource(seed)
 
     def zeros(self, shape: tuple[int, ...], dtype: np.dtype, device: Device, pinned: bool = False) -> np.ndarray:
         if pinned:
@@ -86,3 +91,25 @@ class NumPyBackend(Backend):
 
 #: The host backend (the registry registers it).
 BACKEND = NumPyBackend()
+
+
+class NumPySource(RandomSource):
+    """NumPy's ``Generator(PCG64(seed))``: every method drawn by NumPy, so a
+    seed gives ``np.random.default_rng(seed)``'s numbers."""
+
+    methods: ClassVar[dict[str, frozenset[np.dtype] | None]] = dict.fromkeys(
+        name for name in dir(np.random.Generator) if not name.startswith("_") and name not in ("bit_generator", "spawn")
+    )
+
+    def __init__(self, seed: np.random.SeedSequence) -> None:
+        self.generator = np.random.Generator(np.random.PCG64(seed))
+
+    def draw(self, method: str, size: tuple[int, ...] | None, dtype: np.dtype | None, params: dict[str, Any]) -> Any:
+        if size is not None:
+            params = {**params, "size": size}
+        if dtype is not None:
+            params = {**params, "dtype": dtype}
+        return getattr(self.generator, method)(**params)
+
+    def next_key(self) -> int:
+        return int(self.generator.integers(0, 2**64, dtype=np.uint64))

@@ -13,6 +13,7 @@ kernels, no timing, and anything not listed here is absent.
 from __future__ import annotations
 
 import builtins
+import sys
 import types
 from typing import Any
 
@@ -167,7 +168,9 @@ absolute = abs = _cuda_kernel_ufunc(np.absolute, _cuda_absolute)  # noqa: A001  
 log, log2, log10 = (_cuda_kernel_ufunc(f, _cuda_logarithm(f)) for f in (np.log, np.log2, np.log10))
 
 
-def _cuda_median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False) -> Any:
+def _cuda_median(
+    a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False, keepdims: bool = False
+) -> Any:
     """CuPy's median: a partition at the middle, which refuses an empty
     axis (``kth(=-1) out of bounds 0``) where NumPy answers NaN."""
     arr = np.asarray(a)
@@ -394,13 +397,41 @@ def _cupy_axis_error(transform: Any, name: str) -> Any:
 for _name, _transform in list(vars(fft).items()):
     if not _name.startswith("_") and callable(_transform) and "fft" in _name and "freq" not in _name:
         setattr(fft, _name, _cupy_axis_error(_transform, _name))
+# CuPy's cupy.random: its Generator's methods over cuRAND's Philox, drawn
+# here by NumPy's Generator on NumPy's Philox (other numbers, same API).
+random = types.ModuleType(f"{__name__}.random")
+_GENERATOR_METHODS = (
+    "beta", "binomial", "chisquare", "dirichlet", "exponential", "f", "gamma", "geometric", "hypergeometric",
+    "integers", "logseries", "poisson", "power", "random", "standard_exponential", "standard_gamma",
+    "standard_normal", "uniform",
+)  # fmt: skip
+
+
+class _Philox4x3210:
+    def __init__(self, seed: Any = None, *, size: int = -1) -> None:
+        self._seed = seed
+
+
+class _Generator:
+    def __init__(self, bit_generator: _Philox4x3210) -> None:
+        self._numpy = np.random.Generator(np.random.Philox(bit_generator._seed))
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in _GENERATOR_METHODS:
+            raise AttributeError(f"cupy.random.Generator has no {name!r}")
+        return _wrap(getattr(self._numpy, name), name)
+
+
+random.Philox4x3210 = _Philox4x3210  # type: ignore[attr-defined]
+random.Generator = _Generator  # type: ignore[attr-defined]
+sys.modules[random.__name__] = random
 # CuPy's cupy.lib.stride_tricks (sliding_window_view, as_strided).
 lib = types.ModuleType(f"{__name__}.lib")
 lib.stride_tricks = _submodule("lib.stride_tricks", np.lib.stride_tricks)  # type: ignore[attr-defined]
 
 __all__ += [
     "ndarray", "asarray", "array", "asanyarray", "empty", "empty_like", "from_dlpack", "may_share_memory",
-    "shares_memory", "asnumpy", "get_array_module", *_IN_PLACE, "cuda", "linalg", "fft", "lib", "ufunc", "bool_",
+    "shares_memory", "asnumpy", "get_array_module", *_IN_PLACE, "cuda", "linalg", "fft", "lib", "random", "ufunc", "bool_",
     "get_default_memory_pool", "get_default_pinned_memory_pool", "ascontiguousarray", "asfortranarray",
 ]  # fmt: skip
 _ = (_view,)

@@ -124,6 +124,9 @@ class _SingleDevicePool:
             except OutOfMemoryError:
                 if attempt == 2:
                     raise
+                # A GPU would have run the queued work long ago, and CuPy's
+                # freed blocks with it: the queued ops hold their operands.
+                _sim.synchronize_all()
                 self.free_all_blocks()
                 if attempt == 1:
                     gc.collect()
