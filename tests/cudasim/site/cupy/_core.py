@@ -189,9 +189,13 @@ def _call(fn: Callable[..., Any], args: tuple, kwargs: dict, name: str = "", *, 
             return fn(*np_args, **np_kwargs)
     outs: list[tuple[int, ndarray]] = []  # (leaf index, new array) whose values are still to be stored
     leaves = _leaves(res)
+    # Whether res was computed from settled data, asked before the results'
+    # memory is allocated: an allocation may run queued work (the pool's
+    # retry), which would settle the inputs after res was computed.
+    settled = all(b.settled() for b in blocks)
     converted = _convert(res, found, outs, itertools.count())
     if outs:
-        if all(b.settled() for b in blocks):
+        if settled:
             values = [(new, np.asarray(leaves[i])) for i, new in outs]
 
             def run() -> None:
