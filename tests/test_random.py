@@ -215,6 +215,28 @@ def test_spawned_generators_draw_independent_streams(device):
     assert np.all(np.abs(corr[np.triu_indices(4, 1)]) < 0.2)
 
 
+@pytest.mark.parametrize("portable", [False, True], ids=["native", "portable"])
+@pytest.mark.parametrize("device", DEVICES)
+def test_threads_sharing_a_generator_never_draw_the_same_stream(device, portable):
+    import threading
+
+    g = drawn(device, portable)
+    seen: list[tuple[float, ...]] = []
+    start = threading.Barrier(4)
+
+    def work() -> None:
+        start.wait()
+        for _ in range(50):
+            seen.append(tuple(host(g.random(4)).tolist()))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(seen) == 200 and len(set(seen)) == 200
+
+
 # -- the portable mode -----------------------------------------------------------
 
 

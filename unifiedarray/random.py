@@ -41,6 +41,7 @@ True
 from __future__ import annotations
 
 import math
+import threading
 import zlib
 from collections.abc import Sequence
 from typing import Any
@@ -183,6 +184,10 @@ def _integer_bits(key: int, n: int, low: int, high: int, dtype: np.dtype, dev: D
 # -- the generator -------------------------------------------------------------
 
 
+#: taken to make a generator's stream of a device (rarely: once per device)
+_SOURCES_LOCK = threading.Lock()
+
+
 def _child(seed: np.random.SeedSequence, dev: Device) -> np.random.SeedSequence:
     # A device's own stream: a child of the seed no spawn() gives (spawn keys
     # there count from 0; these are above 2**32), the same for the same device.
@@ -252,9 +257,12 @@ class Generator:
     def _source(self, dev: Device) -> RandomSource:
         src = self._sources.get(dev)
         if src is None:
-            # The host's stream is the seed's own: NumPy's numbers for the seed.
-            src = backend_for(dev).random_source(dev, self._seed if dev is CPU else _child(self._seed, dev))
-            self._sources[dev] = src
+            with _SOURCES_LOCK:  # one source a device: two would draw the same keys
+                src = self._sources.get(dev)
+                if src is None:
+                    # The host's stream is the seed's own: NumPy's numbers for the seed.
+                    seed = self._seed if dev is CPU else _child(self._seed, dev)
+                    src = self._sources[dev] = backend_for(dev).random_source(dev, seed)
         return src
 
     def _key(self, dev: Device) -> int:

@@ -534,11 +534,22 @@ class KeyedSource(RandomSource):
         words = seed.generate_state(2, np.uint64)
         self.words = (int(words[0]), int(words[1]))
         self.count = 0
+        self._lock = threading.Lock()  # two threads never draw one key (NumPy's generators lock too)
 
     def next_key(self) -> int:
-        i = self.count
-        self.count = i + 1
+        with self._lock:
+            i = self.count
+            self.count = i + 1
         return _mix64(_mix64((self.words[0] + i * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) ^ self.words[1])
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(vars(self))
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        vars(self).update(state)
+        self._lock = threading.Lock()
 
 
 def canonical_dtype(dtype: np.dtype) -> np.dtype:
