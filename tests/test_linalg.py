@@ -116,6 +116,18 @@ def test_eigh_solves_the_eigenproblem(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_eig_is_complex_even_where_every_eigenvalue_is_real(device):
+    # NumPy's eig, and a device's built on it (CuPy's on the simulated
+    # runtime), is real there; the standard's is complex64 for float32.
+    m = np.array([[2.0, 1.0], [1.0, 3.0]], dtype=np.float32)
+    x = xp.asarray(m, device=device)
+    res = xp.linalg.eig(x)
+    assert res.eigenvalues.dtype == res.eigenvectors.dtype == np.complex64
+    assert xp.linalg.eigvals(x).dtype == np.complex64
+    np.testing.assert_allclose(np.sort(np.asarray(res.eigenvalues).real), np.linalg.eigvalsh(m), rtol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_slogdet_is_numpys(device):
     res = xp.linalg.slogdet(*on(device, A))
     assert res._fields == ("sign", "logabsdet")

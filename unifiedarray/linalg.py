@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
+import numpy as np
 from numpy.exceptions import AxisError
 
 from . import _calls
 from ._array import UnifiedArray
-from ._data_types import DType
+from ._data_types import DType, astype
 
 
 class EighResult(NamedTuple):
@@ -138,7 +139,8 @@ def eig(x: UnifiedArray, /) -> EigResult:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eig.html
     """
-    return EigResult(*_calls.call("linalg.eig", (x,)))
+    values, vectors = _calls.call("linalg.eig", (x,))
+    return EigResult(_complex(values), _complex(vectors))
 
 
 def eigh(x: UnifiedArray, /) -> EighResult:
@@ -154,7 +156,15 @@ def eigvals(x: UnifiedArray, /) -> UnifiedArray:
 
     Specification: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.linalg.eigvals.html
     """
-    return _calls.call("linalg.eigvals", (x,))
+    return _complex(_calls.call("linalg.eigvals", (x,)))
+
+
+def _complex(x: UnifiedArray) -> UnifiedArray:
+    # The standard's eig is complex whatever the eigenvalues; NumPy's, and a
+    # device's function built on it, is real where they all are.
+    if x.dtype.kind == "c":
+        return x
+    return astype(x, np.result_type(x.dtype, np.complex64))
 
 
 def eigvalsh(x: UnifiedArray, /) -> UnifiedArray:
