@@ -12,15 +12,24 @@ is reported and the check goes on):
 1. ``facts``: the GPU, its driver, CUDA (runtime and driver), CuPy, NumPy,
    Python, the commit;
 2. ``main``: ``python -m unifiedarray``;
-3. ``tests``: the CUDA tests and the buffer, ledger, pool and transfer tests
-   on the real runtime (``--cuda=real``; the tests that need MLX skip for its
-   absence);
-4. ``differential``: the differential suite (every namespace function against
-   array-api-strict) on every device present;
+3. ``differential``: the differential suite (every namespace function against
+   array-api-strict), its cuda:0 parametrizations;
+4. ``official``: the official array-api-tests on cuda:0 (``conformance.run``,
+   few examples), where the suite travels in ``.suites/array-api-tests``
+   (git-ignored; skipped, and not a failure, where it is absent);
 5. ``transfers``: ``bench_cuda_transfers.py`` (pageable and pinned, both
    directions, 1 MB, 64 MB, 1 GB, against bare CuPy and the PCIe limit);
 6. ``workloads``: ``bench_cuda_workloads.py`` (the chained expression, the
-   k-means step, one small operation, reading a scalar; against raw CuPy).
+   k-means step, one small operation, reading a scalar; against raw CuPy);
+7. ``tests``: the CUDA tests and the buffer, ledger, pool and transfer tests
+   on the real runtime (``--cuda=real``; the tests that need MLX skip for its
+   absence);
+8. ``routes``: the route table's test of NumPy's API, its cuda:0 cases;
+9. ``random``: ``unifiedarray.random``'s tests, their cuda:0 cases.
+
+The steps run in this order, the most wanted first; a step the deadline
+leaves no time for is reported as skipped, and a second call with
+``--only`` runs it.
 
 It writes ``report.md`` (the facts, each step's outcome and its tables),
 ``summary.json`` and one log per step into ``--out DIR``, and prints a
@@ -50,6 +59,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SIM_SITE = ROOT / "tests" / "cudasim" / "site"
 WHEELS = ROOT / ".whl"
+#: the official array-api-tests, travelling with the tree (git-ignored, as .whl/)
+SUITE = ROOT / ".suites" / "array-api-tests"
 MAX_LOG = 4 << 20  # bytes kept of a step's log (its head and tail): the report's files stay small
 
 #: The tests run on the GPU (the differential suite is a step of its own).
@@ -70,7 +81,6 @@ TESTS = [
     "tests/test_pool.py",
     "tests/test_pool_stateful.py",
     "tests/test_transfers.py",
-    "tests/test_random.py",
 ]
 
 FACTS = r"""
@@ -111,15 +121,18 @@ class Step:
         self.detail = ""
 
 
-def steps(sim: bool) -> list[Step]:
+def steps(sim: bool, out_dir: Path) -> list[Step]:
+    """The steps, most wanted first: a step the deadline leaves no time for
+    is skipped and reported (``--only`` runs it in a second call)."""
     py = sys.executable
     cuda = "sim" if sim else "real"
     pytest = [py, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-rfEs", f"--cuda={cuda}", "-o", "addopts="]
     sizes = ["--sizes", "1", "4", "--rounds", "2"] if sim else ["--sizes", "1", "64", "1024", "--rounds", "8"]
+    official = [py, "-m", "conformance.run", "--suite", str(SUITE), "--device", "cuda:0", "--xfail-mark", "skip"]
+    official += ["--max-examples", "2" if sim else "10", "--json", str(out_dir / "official.json"), "--no-hypothesis-db"]
     return [
         Step("facts", "GPU, driver, CUDA, CuPy, NumPy", 30, [py, "-c", FACTS]),
         Step("main", "python -m unifiedarray", 45, [py, "-m", "unifiedarray"]),
-        Step("tests", "CUDA, buffer, ledger, pool and transfer tests", 120, [*pytest, *TESTS]),
         # The suite lives outside tests/: the --cuda option and the runtime's choice come from tests/conftest.py.
         # Only the GPU's parametrizations: CI runs the others, and CuPy compiles each kernel on its first
         # call on a fresh machine (about 90 s went to a third of the suite on an H200), so the time goes there.
@@ -129,6 +142,8 @@ def steps(sim: bool) -> list[Step]:
             240,
             [*pytest, "-p", "tests.conftest", "-k", "cuda", "conformance/test_differential.py"],
         ),
+        # The official array-api-tests on cuda:0, where the suite travels in .suites/ (the README says how).
+        Step("official", "official array-api-tests on cuda:0", 150, official if SUITE.is_dir() else []),
         Step(
             "transfers",
             "host <-> GPU transfers against bare CuPy",
@@ -141,6 +156,11 @@ def steps(sim: bool) -> list[Step]:
             45,
             [py, "benchmarks/bench_cuda_workloads.py", "--markdown", *(["--quick"] if sim else [])],
         ),
+        Step("tests", "CUDA, buffer, ledger, pool and transfer tests", 120, [*pytest, *TESTS]),
+        Step(
+            "routes", "the route table's NumPy functions on cuda:0", 90, [*pytest, "-k", "cuda", "tests/test_routes.py"]
+        ),
+        Step("random", "unifiedarray.random on cuda:0", 60, [*pytest, "-k", "cuda", "tests/test_random.py"]),
     ]
 
 
@@ -293,7 +313,8 @@ def main() -> int:
     ap.add_argument(
         "--hide",
         default=None,
-        help="comma-separated modules made unimportable, as on the GPU machine (default with --sim: mlx,ndindex)",
+        help="comma-separated modules made unimportable, as on the GPU machine "
+        "(default with --sim: mlx, and ndindex unless its wheel is in .whl/)",
     )
     args = ap.parse_args()
     start = time.monotonic()
@@ -307,7 +328,9 @@ def main() -> int:
     site = install_wheels(notes)
     if site:
         paths.append(site)
-    hide = args.hide if args.hide is not None else ("mlx,ndindex" if args.sim else "")
+    # On the GPU machine ndindex is there only where its wheel travels in .whl/ (for the official suite).
+    travels = any(WHEELS.glob("ndindex-*.whl"))
+    hide = args.hide if args.hide is not None else (("mlx" if travels else "mlx,ndindex") if args.sim else "")
     hidden = [h for h in hide.split(",") if h]
     if hidden:
         paths.insert(0, hide_modules(hidden))
@@ -319,7 +342,7 @@ def main() -> int:
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["MPLBACKEND"] = "Agg"
 
-    all_steps = steps(args.sim)
+    all_steps = steps(args.sim, out_dir)
     if args.only:
         wanted = set(args.only.split(","))
         all_steps = [s for s in all_steps if s.name in wanted]
@@ -331,6 +354,9 @@ def main() -> int:
         if budget < 5:
             step.status = "skipped: the check's deadline"
             continue
+        if not step.argv:
+            step.status = f"skipped: no suite at {SUITE.relative_to(ROOT)} (README: the GPU check)"
+            continue
         print(f"[gpu_check] {step.name}: {step.title} (budget {budget:.0f} s)", flush=True)
         run_step(step, env, budget)
         if step.name == "facts" and step.status == "ok":
@@ -338,7 +364,7 @@ def main() -> int:
                 facts = json.loads(step.output.strip().splitlines()[-1])
             except (ValueError, IndexError):
                 step.status = "failed (unreadable facts)"
-        if step.name in ("tests", "differential"):
+        if step.name in ("tests", "differential", "routes", "random", "official"):
             counts = pytest_counts(step.output)
             step.detail = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no count"
             if step.status == "failed (exit 1)" and counts.get("failed", 0) + counts.get("error", 0) == 0:
@@ -360,7 +386,8 @@ def main() -> int:
     print(f"\n[gpu_check] summary ({summary['seconds']:.0f} s, {summary['mode']}), report: {out_dir / 'report.md'}")
     for s in all_steps:
         print(f"  {s.name:<13} {s.status:<32} {s.seconds:6.0f} s  {s.detail}")
-    return 0 if all(s.status == "ok" for s in all_steps) else 1
+    # A suite that did not travel is the run's choice, not a failure.
+    return 0 if all(s.status == "ok" or s.status.startswith("skipped: no suite") for s in all_steps) else 1
 
 
 if __name__ == "__main__":
