@@ -425,3 +425,95 @@ def test_where_refuses_what_is_no_array_nor_scalar_naming_itself(device: str) ->
     assert xp.where(c, x, [5.0, 6.0]).tolist() == [1.0, 6.0]
     with xp.strict(), pytest.raises(TypeError, match="where: expected an array or a Python scalar"):
         xp.where(c, x, [1.0, 2.0])
+
+
+# -- strict mode's dtype categories, over the whole namespace -------------------------------------
+
+#: the dtypes each array is drawn in (every kind of the standard)
+STRICT_KINDS = ("bool", "uint8", "int64", "float32", "float64", "complex128")
+
+#: call forms where the first positional parameters are not arrays of the
+#: test's (2, 2) shape: name -> args from (array, namespace); None: the
+#: function takes no array whose dtype it judges (creation, dtype queries)
+STRICT_CALLS: dict[str, Any] = {
+    "reshape": lambda a, m: (a, (-1,)),
+    "broadcast_to": lambda a, m: (a, (2, 2)),
+    "take": lambda a, m: (a, m.asarray([0])),
+    "take_along_axis": lambda a, m: (a, m.asarray([[0, 0], [0, 0]])),
+    "expand_dims": lambda a, m: (a, 0),
+    "tile": lambda a, m: (a, (2,)),
+    "repeat": lambda a, m: (a, 2),
+    "roll": lambda a, m: (a, 1),
+    "moveaxis": lambda a, m: (a, 0, 1),
+    "permute_dims": lambda a, m: (a, (1, 0)),
+    "astype": lambda a, m: (a, m.float64),
+    "full_like": lambda a, m: (a, 1),
+    "searchsorted": lambda a, m: (m.reshape(a, (-1,)), m.reshape(a, (-1,))),
+    "meshgrid": lambda a, m: (m.reshape(a, (-1,)), m.reshape(a, (-1,))),
+    "concat": lambda a, m: ([a, a],),
+    "stack": lambda a, m: ([a, a],),
+    **dict.fromkeys(
+        ("arange", "asarray", "empty", "eye", "from_dlpack", "full", "linspace", "ones", "zeros", "broadcast_shapes",
+         "can_cast", "finfo", "iinfo", "isdtype", "result_type"),
+    ),
+}  # fmt: skip
+
+
+def _strict_functions() -> list[str]:
+    return sorted(
+        n
+        for n in array_api_strict.__all__
+        if n[0].islower() and callable(getattr(array_api_strict, n)) and not n.endswith("array_api_strict_flags")
+        and STRICT_CALLS.get(n, ...) is not None
+    )  # fmt: skip
+
+
+def _arity(name: str) -> int:
+    import inspect
+
+    params = inspect.signature(getattr(array_api_strict, name)).parameters.values()
+    positional = [p for p in params if p.default is inspect.Parameter.empty and p.kind is not p.KEYWORD_ONLY]
+    return max(1, len([p for p in positional if p.kind is not p.VAR_POSITIONAL]))
+
+
+def _refused(fn: Callable[[], Any]) -> bool:
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            fn()
+    except TypeError:
+        return True
+    except Exception:  # another error is not strict mode's refusal
+        return False
+    return False
+
+
+def _strict_call(name: str, kinds: tuple[str, ...], module: Any) -> Callable[[], Any]:
+    arrays = [module.asarray(np.ones((2, 2), dtype=k)) for k in kinds]
+    form = STRICT_CALLS.get(name)
+    args = form(*arrays, module) if form is not None else tuple(arrays)
+    return lambda: getattr(module, name)(*args)
+
+
+@pytest.mark.parametrize("name", _strict_functions())
+def test_strict_mode_refuses_the_dtypes_array_api_strict_refuses_in_every_function(name: str) -> None:
+    """Every function of the standard (array-api-strict's namespace, so a
+    function the standard adds is in), each of its arrays in every kind,
+    and for two arrays every pair of kinds: strict mode refuses with a
+    ``TypeError`` exactly where array-api-strict does
+    (``_rules.ARRAY_CATEGORIES``, ``SAME_KIND_ARRAYS`` and the elementwise
+    ``CATEGORIES`` are where a refusal is declared)."""
+    n = _arity(name) if name not in STRICT_CALLS else 1
+    if name in ("searchsorted", "meshgrid", "concat", "stack"):
+        n = 1
+    combos = [(k,) * n for k in STRICT_KINDS]
+    if n == 2:
+        combos += [(a, b) for a in STRICT_KINDS for b in STRICT_KINDS if a != b]
+    disagree = []
+    for kinds in combos:
+        theirs = _refused(_strict_call(name, kinds, array_api_strict))
+        with xp.strict(True):
+            ours = _refused(_strict_call(name, kinds, xp))
+        if theirs != ours:
+            disagree.append((kinds, "refused" if theirs else "accepted", "refused" if ours else "accepted"))
+    assert not disagree, f"{name}: (dtypes, array-api-strict, ours in strict mode): {disagree}"

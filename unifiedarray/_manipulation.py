@@ -160,7 +160,7 @@ def squeeze(x: UnifiedArray, /, axis: int | tuple[int, ...] | None = None) -> Un
     return _view_ops.linked_view(x, Reshape(dims), dims)
 
 
-def expand_dims(x: UnifiedArray, /, axis: int | tuple[int, ...] = 0) -> UnifiedArray:
+def expand_dims(x: UnifiedArray, /, axis: int | tuple[int, ...]) -> UnifiedArray:
     """``x`` with singleton axes inserted at ``axis`` (positions in the
     result): a view sharing x's buffer.
 

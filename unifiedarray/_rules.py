@@ -236,6 +236,7 @@ ARRAY_CATEGORIES: dict[str, tuple[str, int | None]] = {
     **{f"fft.{n}": (_REAL_FLOAT, None) for n in ("rfft", "rfftn", "ihfft")},
     "where": (_BOOL, 0),
     "isin": (_INT, None),
+    "searchsorted": (_REAL, None),
 }  # fmt: skip
 
 #: The functions whose arrays strict mode requires to promote together (the
