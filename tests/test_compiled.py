@@ -3,7 +3,9 @@ Python, a build compiled whole or not at all, and the ``.pxd`` declarations
 in step with the classes they compile.
 
 The behaviour of the two builds is held the same by running the whole suite
-on each (README.md's test command); these tests hold the machinery."""
+on each (README.md's test command), and by one corpus of calls run in both
+builds and compared (``tests/build_corpus.py``); these tests hold the
+machinery and the corpus."""
 
 from __future__ import annotations
 
@@ -205,3 +207,76 @@ def test_stale_modules_asks_each_compiled_module(monkeypatch):
     monkeypatch.setattr(_compiled, "is_stale", lambda source, compiled: asked.append(source) or True)
     assert _compiled.stale_modules() == _compiled.compiled_modules()
     assert [Path(s).name for s in asked] == [m.rpartition(".")[2] + ".py" for m in _compiled.compiled_modules()]
+
+
+# -- both builds take arguments alike ------------------------------------------------------------
+
+#: Python's own types, which Cython checks (and converts) where a compiled
+#: parameter is annotated with one
+_CHECKED_BY_CYTHON = {"str", "int", "bool", "float", "complex", "bytes", "tuple", "list", "dict", "set", "frozenset"}
+
+
+def _checked_annotation(ann: ast.expr | None) -> bool:
+    """Whether Cython would check an argument annotated ``ann``: Python's
+    own type, alone, subscripted, or with ``| None``."""
+    if ann is None:
+        return False
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        parts = [ann.left, ann.right]
+        rest = [p for p in parts if not (isinstance(p, ast.Constant) and p.value is None)]
+        return len(rest) == 1 and _checked_annotation(rest[0])
+    if isinstance(ann, ast.Subscript):
+        ann = ann.value
+    return isinstance(ann, ast.Name) and ann.id in _CHECKED_BY_CYTHON
+
+
+def _public_parameters() -> list[tuple[str, str]]:
+    found = []
+    for name in _compiled.MODULES:
+        tree = ast.parse((PACKAGE / (name.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and not n.name.startswith("_")):
+            for fn in (f for f in cls.body if isinstance(f, ast.FunctionDef)):
+                if fn.name.startswith("_") and not (fn.name.startswith("__") and fn.name.endswith("__")):
+                    continue
+                args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+                found += [(f"{name}.{cls.name}.{fn.name}", a.arg) for a in args if _checked_annotation(a.annotation)]
+    return found
+
+
+def test_no_public_parameter_of_a_compiled_module_is_annotated_with_pythons_own_type():
+    """A compiled parameter annotated ``str`` (``int``, ``bool``, ``tuple``,
+    ...) is checked by Cython, where the pure-Python build takes any object:
+    the two builds would raise differently (``api_version=1``: a
+    ``TypeError`` against the standard's ``ValueError``). The public methods
+    of the compiled modules' classes annotate with ``_compiled.StrArg`` and
+    its kin, the same types to mypy, unknown to Cython."""
+    assert _public_parameters() == []
+
+
+@pytest.mark.skipif(not _compiled.built_modules(), reason="no compiled build here: nothing to compare")
+def test_the_two_builds_answer_every_call_of_the_corpus_alike():
+    """``tests/build_corpus.py`` (every standard function in six dtypes, in
+    both modes, on every device here; every operator with every kind of
+    operand a user passes; the methods with odd argument types), run in a
+    compiled and in a pure-Python interpreter: the same results (type,
+    dtype, shape, values), the same exception classes, the same warnings."""
+    root = PACKAGE.parent
+    runs = {}
+    for pure in (False, True):
+        env = {k: v for k, v in os.environ.items() if k != _compiled.ENV}
+        if pure:
+            env[_compiled.ENV] = "1"
+        proc = subprocess.run(
+            [sys.executable, "-m", "tests.build_corpus"], capture_output=True, text=True, env=env, cwd=root, check=True
+        )
+        runs[pure] = json.loads(proc.stdout)
+    compiled, pure = runs[False], runs[True]
+    assert compiled.keys() == pure.keys()
+    differ = {
+        f"{section}: {call}": (compiled[section][call], pure[section].get(call))
+        for section in compiled
+        for call in compiled[section]
+        if compiled[section][call] != pure[section].get(call)
+    }
+    assert sum(len(s) for s in compiled.values()) > 4000
+    assert not differ, differ

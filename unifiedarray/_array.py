@@ -39,6 +39,7 @@ from . import _rules
 from ._buffer import UnifiedBuffer
 from ._buffer import adopt as _adopt_buffer
 from ._buffer import lone_element as _lone_element
+from ._compiled import BoolArg, DictArg, IntArg, IntPairArg, StrArg, TupleArg
 from ._devices import CPU, Device, DeviceLike
 from ._views import Permute
 
@@ -279,7 +280,7 @@ class UnifiedArray:
         """
         return _ops.to_device(self, Device.parse(device))
 
-    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+    def __array_namespace__(self, /, *, api_version: StrArg | None = None) -> Any:
         if api_version is not None and api_version not in API_VERSIONS:
             raise ValueError(f"unsupported Array API version {api_version!r}; supported: {API_VERSIONS}")
         return _ops.namespace()
@@ -323,7 +324,7 @@ class UnifiedArray:
 
     __str__ = __repr__
 
-    def __format__(self, spec: str) -> str:
+    def __format__(self, spec: StrArg) -> str:
         """A 0-d array formats as its element (``f"{loss:.4f}"``); any array
         formats as its ``str`` with an empty spec."""
         if not self.extent:
@@ -332,7 +333,7 @@ class UnifiedArray:
             raise TypeError(f"unsupported format string {spec!r} for a {self.ndim}-d UnifiedArray")
         return str(self)
 
-    def __round__(self, ndigits: int | None = None) -> Any:
+    def __round__(self, ndigits: IntArg | None = None) -> Any:
         """``round(x)``: a Python number for a 0-d array (as Python's round of
         its element), else the array rounded elementwise (NumPy's rules)."""
         if not self.extent:
@@ -648,13 +649,13 @@ class UnifiedArray:
         return np.var(self, *args, **kwargs)
 
     # -- protocols (see unifiedarray._interop, _exports, _pickling, _dask) ---------
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+    def __array__(self, dtype: Any = None, copy: BoolArg | None = None) -> np.ndarray:
         return _ops.array(self, dtype, copy)
 
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    def __array_ufunc__(self, ufunc: Any, method: StrArg, *inputs: Any, **kwargs: Any) -> Any:
         return _ops.array_ufunc(ufunc, method, inputs, kwargs)
 
-    def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+    def __array_function__(self, func: Any, types: Any, args: TupleArg, kwargs: DictArg) -> Any:
         return _ops.array_function(func, types, args, kwargs, self)
 
     def __dlpack__(
@@ -662,9 +663,9 @@ class UnifiedArray:
         /,
         *,
         stream: Any = None,
-        max_version: tuple[int, int] | None = None,
-        dl_device: tuple[int, int] | None = None,
-        copy: bool | None = None,
+        max_version: IntPairArg | None = None,
+        dl_device: IntPairArg | None = None,
+        copy: BoolArg | None = None,
     ) -> Any:
         return _ops.dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
@@ -721,11 +722,11 @@ class UnifiedArray:
     # Public methods take their arguments as objects (no annotation the
     # compiled build enforces or converts: ``str``, ``int``, ``bool``, one
     # class), so both builds hand the same values on and raise alike.
-    def tobytes(self, order: str | None = "C") -> bytes:
+    def tobytes(self, order: StrArg | None = "C") -> bytes:
         """The data's bytes, from the host copy (synced if stale)."""
         return bytes(_ops.native_on(self, CPU, "tobytes").tobytes(order))
 
-    def astype(self, dtype: Any, copy: bool | None = True, **_: Any) -> UnifiedArray:
+    def astype(self, dtype: Any, copy: BoolArg | None = True, **_: Any) -> UnifiedArray:
         """``x.astype(dtype)``, as NumPy and CuPy arrays have it."""
         return _ops.astype(self, dtype, copy)
 
@@ -737,7 +738,7 @@ class UnifiedArray:
         """``copy.copy(x)``: a copy on the same device (no host round trip)."""
         return _ops.copy_of(self)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> UnifiedArray:
+    def __deepcopy__(self, memo: DictArg) -> UnifiedArray:
         """``copy.deepcopy(x)``: a copy on the same device (no host round trip)."""
         return _ops.copy_of(self)
 
@@ -757,7 +758,7 @@ class UnifiedArray:
         """Set every element to ``value``, in place (``ndarray.fill``)."""
         self[...] = value
 
-    def sort(self, axis: SupportsIndex = -1, kind: str | None = None) -> None:
+    def sort(self, axis: SupportsIndex = -1, kind: StrArg | None = None) -> None:
         """Sort in place along ``axis`` (``ndarray.sort``), where ``x`` lives
         (``kind=``, which only NumPy takes, sends the sort to the host)."""
         self[...] = np.sort(self, axis=axis) if kind is None else np.sort(self, axis=axis, kind=kind)  # type: ignore[call-overload]

@@ -120,6 +120,7 @@ from typing import Any
 import numpy as np
 
 from . import _rules
+from ._compiled import BoolArg, DictArg, StrArg
 from ._devices import CPU, MLX, Device, DeviceLike
 from ._ledger import copy_out, transfer
 from .backends import Backend, all_backends, backend_for, backend_of_native, on_change, registry
@@ -324,7 +325,7 @@ class UnifiedBuffer:
         shape: Any,
         dtype: Any = np.float32,
         *,
-        pinned: bool = False,
+        pinned: BoolArg = False,
         device: DeviceLike | None = None,
     ) -> None:
         shape = _normalize_shape(shape)
@@ -507,7 +508,7 @@ class UnifiedBuffer:
             return solo if copies is None else copies[dev]
         return None
 
-    def native(self, dev: Device, reason: str, explicit: bool = False) -> Any:
+    def native(self, dev: Device, reason: StrArg, explicit: BoolArg = False) -> Any:
         """The copy on ``dev`` for reading, made current first if it is stale
         (a move, counted in the ledger for ``reason``; ``explicit`` for a move
         the user asked for); a move in flight is waited for.  Marks nothing.
@@ -529,7 +530,7 @@ class UnifiedBuffer:
             return solo if copies is None else copies[dev]
         return self._acquire(dev, False, reason, explicit)
 
-    def element(self, reason: str) -> Any:
+    def element(self, reason: StrArg) -> Any:
         """The one element of this buffer (of size 1) as a Python scalar,
         for ``float(x)``, ``bool(x)`` and the like: read from the host copy
         where it is current, else copied out alone from a current device
@@ -694,7 +695,7 @@ class UnifiedBuffer:
         self._anchor = None
         return False
 
-    def export_host(self, reason: str, writable: bool = True) -> np.ndarray:
+    def export_host(self, reason: StrArg, writable: BoolArg = True) -> np.ndarray:
         """The host copy handed out of the library: the one way every path
         that gives out host memory takes (``.host``, ``np.asarray``, DLPack,
         the CPU ``.device``, pickle and distributed frames, ``read``).
@@ -887,7 +888,7 @@ class UnifiedBuffer:
             self._pending = _OrderAfter(self._follow_streams)
             self._refresh()
 
-    def follow_event(self, dev: Device, event: Any, now: bool = False) -> None:
+    def follow_event(self, dev: Device, event: Any, now: BoolArg = False) -> None:
         """Make ``event`` (the end of a pooled block's last owner's work, or
         None: nothing) the work the next access on ``dev`` follows: ``dev``'s
         copy is that block, just lent (by :mod:`unifiedarray._pool`), so
@@ -932,7 +933,7 @@ class UnifiedBuffer:
                 self._copies[dev] = backend.detach(self._copies[dev])
             self._refresh()
 
-    def lease(self, dev: Device, reason: str) -> Any:
+    def lease(self, dev: Device, reason: StrArg) -> Any:
         """A writable handle on ``dev``'s copy, counted as a write.  On the
         host, an alias from :meth:`export_host`; on a device, refused
         while a host alias may be alive (its writes could not be copied
@@ -961,7 +962,7 @@ class UnifiedBuffer:
             self._record_lease(dev)  # where the caller's writes will queue
             return native
 
-    def write(self, dev: Device, write: Any, reason: str) -> None:
+    def write(self, dev: Device, write: Any, reason: StrArg) -> None:
         """Write in place into the copy on ``dev``: a counted write.
 
         ``write(native)`` performs the in-place writes on the native copy
@@ -999,7 +1000,7 @@ class UnifiedBuffer:
         self._copies[dev] = native
         self._refresh()
 
-    def drop_copy(self, dev: Device, spill: bool) -> bool:
+    def drop_copy(self, dev: Device, spill: BoolArg) -> bool:
         """Free the copy on ``dev`` (a per-device memory limit's eviction):
         at once where another copy is current; with ``spill``, after moving
         a device-only copy to the host (counted, reason "spill").  False
@@ -1141,7 +1142,7 @@ class UnifiedBuffer:
         return self.lease(MLX, "UnifiedBuffer.metal")
 
     # -- documented methods ----------------------------------------------------
-    def sync_to_device(self, device: DeviceLike | None = None, *, blocking: bool = True) -> None:
+    def sync_to_device(self, device: DeviceLike | None = None, *, blocking: BoolArg = True) -> None:
         """Make the accelerator copy (or ``device``'s) current; an explicit
         move, allowed under every transfer guard.  Marks nothing dirty.
 
@@ -1155,7 +1156,7 @@ class UnifiedBuffer:
         dev = self._accelerator() if device is None else Device.parse(device)
         self._acquire(dev, False, "sync_to_device", explicit=True, blocking=blocking)
 
-    def sync_to_host(self, *, blocking: bool = True) -> None:
+    def sync_to_host(self, *, blocking: BoolArg = True) -> None:
         """Make the host copy current; an explicit move.  Marks nothing dirty.
         ``blocking=False`` as for :meth:`sync_to_device`."""
         self._acquire(CPU, False, "sync_to_host", explicit=True, blocking=blocking)
@@ -1269,7 +1270,7 @@ class UnifiedBuffer:
             native = self._acquire(dev, False, "copy")
             return _copy_holding(self, dev, backend_for(dev).copy(native))
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> UnifiedBuffer:
+    def __deepcopy__(self, memo: DictArg) -> UnifiedBuffer:
         """:meth:`__copy__`: a buffer's data holds no Python objects."""
         return self.__copy__()
 

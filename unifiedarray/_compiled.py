@@ -33,10 +33,17 @@ import sys
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
+from typing import Any, TypeAlias
 
 __all__ = [
     "ENV",
     "MODULES",
+    "BoolArg",
+    "DictArg",
+    "IntArg",
+    "IntPairArg",
+    "StrArg",
+    "TupleArg",
     "built_modules",
     "compiled_modules",
     "is_stale",
@@ -47,6 +54,21 @@ __all__ = [
     "use_pure_python",
     "use_sources",
 ]
+
+#: The annotations of the compiled modules' public parameters of Python's
+#: own types.  Cython checks (and converts) a parameter annotated ``str``,
+#: ``int``, ``bool``, ``tuple`` or ``dict`` (``api_version=1`` is its
+#: ``TypeError``, where the pure-Python build raises the standard's
+#: ``ValueError``); these names are the same types to mypy and to a reader
+#: and unknown to Cython, so both builds take the same arguments and raise
+#: alike.  ``tests/test_compiled.py`` refuses a public parameter of a
+#: compiled module annotated with Python's own type.
+StrArg: TypeAlias = str
+IntArg: TypeAlias = int
+BoolArg: TypeAlias = bool
+TupleArg: TypeAlias = tuple[Any, ...]
+IntPairArg: TypeAlias = tuple[int, int]
+DictArg: TypeAlias = dict[Any, Any]
 
 #: The modules compiled where a compiler is at hand (paths below the package,
 #: with dots): the small calls' path from the operators and subscripts to the

@@ -51,6 +51,7 @@ import numpy as np
 from numpy.exceptions import AxisError
 from numpy.lib.array_utils import normalize_axis_tuple
 
+from ._compiled import TupleArg
 from ._foreign import host_data
 
 __all__ = [
@@ -360,7 +361,7 @@ class Index:
             total = total + ramp.reshape((1,) * at + (length,) + (1,) * (nd - at - 1))
         return xp.broadcast_to(total, self.shape)
 
-    def fit_value(self, value: tuple[int, ...]) -> tuple[int, ...]:
+    def fit_value(self, value: TupleArg) -> tuple[int, ...]:
         """:func:`fit_value` for a value written at this index."""
         if self.element:
             how = "element"
