@@ -10,7 +10,8 @@ Steps, each with its own time budget (a step that fails or runs out of time
 is reported and the check goes on):
 
 1. ``facts``: the GPU, its driver, CUDA (runtime and driver), CuPy, NumPy,
-   Python, the commit;
+   Python, the commit, and which build of the library ran (compiled, or
+   pure Python where nothing was compiled for that Python);
 2. ``main``: ``python -m unifiedarray``;
 3. ``differential``: the differential suite (every namespace function against
    array-api-strict), its cuda:0 parametrizations;
@@ -100,6 +101,13 @@ try:
         facts[f"GPU {i}"] = f"{name}, compute capability {p['major']}.{p['minor']}, {gib:.1f} GiB"
 except Exception as exc:
     facts["CuPy"] = f"unusable: {type(exc).__name__}: {exc}"
+try:
+    from unifiedarray import _compiled
+    built = _compiled.compiled_modules()
+    pure = "pure Python (no compiled modules for this Python)"
+    facts["unifiedarray build"] = f"compiled ({len(built)} modules)" if built else pure
+except Exception as exc:
+    facts["unifiedarray build"] = f"unknown ({type(exc).__name__}: {exc})"
 for mod in ("array_api_compat", "array_api_strict", "hypothesis", "pytest", "mlx.core"):
     try:
         facts[mod.split(".")[0]] = __import__(mod, fromlist=["x"]).__version__
