@@ -63,7 +63,7 @@ from ._results import adopt, send_back, wrap_result
 from ._searching import searchsorted, where
 from ._sorting import argsort
 from ._statistical import sum as xp_sum
-from .backends import KeyedSource, RandomSource, backend_for
+from .backends import KeyedSource, RandomSource, backend_for, on_change
 from .compute import namespace_for
 
 __all__ = ["BitGenerator", "Generator", "default_rng", "philox4x32"]
@@ -127,8 +127,10 @@ def _philox_blocks(xp: Any, blocks: Any, k0: Any, k1: Any) -> Any:
 
 
 #: per device: _philox_blocks bound to its namespace, compiled by its
-#: backend where it compiles (MLX: one kernel for the 160 operations)
+#: backend where it compiles (MLX: one kernel for the 160 operations);
+#: forgotten when a backend is registered or unregistered
 _KERNELS: dict[Device, Any] = {}
+on_change(_KERNELS.clear)
 
 
 def _words(key: int, n: int, dev: Device) -> UnifiedArray:
