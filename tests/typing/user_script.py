@@ -70,6 +70,15 @@ def run(device: str) -> dict[str, float]:
     assert_type(spectrum, xp.UnifiedArray)
     norm = xp.linalg.vector_norm(spectrum)
 
+    # Random numbers, drawn on the device (portable: the same on every device)
+    rng = xp.random.default_rng(7, device=dev, portable=True)
+    assert_type(rng, xp.random.Generator)
+    noise = rng.standard_normal((3, 3), dtype=xp.float32)
+    assert_type(noise, xp.UnifiedArray)
+    picks = rng.integers(0, 3, size=4)
+    assert_type(picks, xp.UnifiedArray)
+    rng.shuffle(picks)
+
     # Moves, counted
     with xp.track_transfers() as moves:
         host = product.to_device("cpu")
@@ -93,6 +102,8 @@ def run(device: str) -> dict[str, float]:
         "norm": float(norm),
         "normalised": float(xp.sum(normalise(x))),
         "moved": float(moved >= 0),
+        "noise": float(xp.std(noise) > 0),
+        "picks": float(xp.sum(picks)),
     }
 
 
