@@ -22,6 +22,8 @@ is reported and the check goes on):
    directions, 1 MB, 64 MB, 1 GB, against bare CuPy and the PCIe limit);
 6. ``workloads``: ``bench_cuda_workloads.py`` (the chained expression, the
    k-means step, one small operation, reading a scalar; against raw CuPy);
+   ``overhead``: ``bench_cuda_overhead.py`` (the library's own Python time
+   per call, beside the CuPy calls it makes);
 7. ``tests``: the CUDA tests and the buffer, ledger, pool and transfer tests
    on the real runtime (``--cuda=real``; the tests that need MLX skip for its
    absence);
@@ -163,6 +165,12 @@ def steps(sim: bool, out_dir: Path) -> list[Step]:
             "GPU workloads against raw CuPy",
             45,
             [py, "benchmarks/bench_cuda_workloads.py", "--markdown", *(["--quick"] if sim else [])],
+        ),
+        Step(
+            "overhead",
+            "the library's own Python time per CUDA call",
+            30,
+            [py, "benchmarks/bench_cuda_overhead.py", "--markdown", *(["--sim", "--number", "200"] if sim else [])],
         ),
         Step("tests", "CUDA, buffer, ledger, pool and transfer tests", 120, [*pytest, *TESTS]),
         Step(
