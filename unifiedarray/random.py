@@ -299,10 +299,9 @@ class Generator:
         rng = np.random.Generator(np.random.PCG64(self._key(dev)))
         args = tuple(np.asarray(a) if isinstance(a, UnifiedArray) else a for a in args)
         kwargs = {k: np.asarray(v) if isinstance(v, UnifiedArray) else v for k, v in kwargs.items()}
-        res = getattr(rng, method)(*args, **kwargs)
-        if not isinstance(res, (np.ndarray, np.generic)):
-            res = np.asarray(res)
-        return send_back(adopt(np.asarray(res).copy(), CPU, np.asarray(res).dtype), dev, f"random.{method}")
+        # NumPy's draw is a new array of its own: adopted as it is, no copy
+        res = np.asarray(getattr(rng, method)(*args, **kwargs))
+        return send_back(wrap_result(res, CPU), dev, f"random.{method}")
 
     def _float(self, dtype: Any, dev: Device) -> np.dtype:
         dt = default_float(dev) if dtype is None else as_dtype(dtype, dev)
