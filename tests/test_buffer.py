@@ -612,3 +612,40 @@ def test_the_version_moves_while_a_device_lease_lives():
     buf.sync_to_host()  # the lease ends
     v = buf.version
     assert buf.version == v  # and with it the counting of reads as writes
+
+
+# -- one write path -------------------------------------------------------------------------
+
+
+def test_every_write_into_a_copy_goes_through_the_one_locked_write_step():
+    """A write acquires its copy (the state then says that copy alone is
+    current) and writes it in one step under the buffer's lock:
+    ``UnifiedBuffer._written``.  ``copy_from`` of a NumPy array once wrote
+    after the lock was released, and a move in another thread copied the
+    half-written data to MLX and marked it current (stale there; see
+    tests/test_threads.py).  The only other callers that acquire a copy for
+    writing hand out a handle, tracked as a lease or a host alias: ``lease``
+    and ``export_host``.  A new write method must call ``_written``."""
+    import ast
+    import pathlib
+
+    # The source, which the compiled build's module (a shared object) is made from.
+    tree = ast.parse((pathlib.Path(ua.__file__).parent / "_buffer.py").read_text())
+    writers: set[str] = set()
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        for call in ast.walk(fn):
+            if not (
+                isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "_acquire"
+            ):
+                continue
+            write = call.args[1] if len(call.args) > 1 else None
+            reads = isinstance(write, ast.Constant) and write.value is False
+            overwrite = any(
+                k.arg == "overwrite" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+                for k in call.keywords
+            )
+            if not reads or overwrite:
+                writers.add(fn.name)
+    assert writers == {"_written", "lease", "export_host"}

@@ -18,6 +18,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import pytest
@@ -221,6 +222,74 @@ def test_writes_against_reads_in_another_thread(name):
 def test_writes_against_reads_in_another_thread_soak():
     for name in WRITES:
         writes_against_reads(name, 10.0 / len(WRITES))
+
+
+# -- (b') every write form, against a reader moving the copy to the other device --------
+
+
+def _writes() -> dict[str, tuple[str, Callable[[Any, int], None]]]:
+    """Every way data is written into a buffer (its write methods, its
+    handles) and into an array (an operator, ``__setitem__``, a NumPy
+    function with ``out=``): ``name: (target, write)``, the target a
+    ``"buffer"`` or an ``"array"``; ``write(target, i)`` leaves every
+    element ``i``."""
+    import mlx.core as mx
+
+    cpu, on_mlx = xp.Device.parse("cpu"), xp.Device.parse("mlx")
+    return {
+        "fill": ("buffer", lambda buf, i: buf.fill(i)),
+        "copy_from(numpy)": ("buffer", lambda buf, i: buf.copy_from(np.full(buf.shape, i, buf.dtype))),
+        "copy_from(mlx)": ("buffer", lambda buf, i: buf.copy_from(mx.full(buf.shape, i, dtype=mx.float32))),
+        "write(cpu)": ("buffer", lambda buf, i: buf.write(cpu, lambda h: h.fill(i), "test")),
+        "write(mlx)": ("buffer", lambda buf, i: buf.write(on_mlx, lambda m: m.__setitem__(Ellipsis, i), "test")),
+        "buf.host[...] = v": ("buffer", lambda buf, i: buf.host.__setitem__(Ellipsis, i)),
+        "buf.mlx[...] = v": ("buffer", lambda buf, i: buf.mlx.__setitem__(Ellipsis, float(i))),
+        "x[...] = v": ("array", lambda x, i: x.__setitem__(Ellipsis, float(i))),
+        "x *= 0; x += v": ("array", lambda x, i: (x.__imul__(0.0), x.__iadd__(float(i)))),
+        "np.multiply(x, 0, out=x); np.add(x, v, out=x)": (
+            "array",
+            lambda x, i: (np.multiply(x, 0.0, out=x), np.add(x, float(i), out=x)),
+        ),
+        "np.copyto(x, v)": ("array", lambda x, i: np.copyto(x, np.full(x.shape, i, np.float32))),
+    }
+
+
+#: 8 MiB: NumPy lets go of the GIL while it copies that much, so the
+#: reader's move runs in the middle of a write made outside the lock.
+LARGE = 1 << 21
+
+
+@pytest.mark.parametrize("placement", ["cpu", "mlx"])
+@pytest.mark.parametrize("name", list(_writes()))
+def test_a_write_is_never_moved_to_another_device_half_done(name, placement):
+    """The reader keeps moving the copy to the device the writer does not
+    write: a write whose data lands after the buffer's lock is released
+    (``copy_from`` of a NumPy array did so) lets that move copy the old
+    data and mark it current, and the next read there is stale."""
+    target, write = _writes()[name]
+    other = "mlx" if placement == "cpu" else "cpu"
+    x = xp.zeros(LARGE, dtype=xp.float32, device=placement)
+    buf = x.buffer
+    of = buf if target == "buffer" else x
+    stop = threading.Event()
+
+    def reader() -> None:
+        while not stop.is_set():
+            buf.read(other)
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    try:
+        stale = []
+        for i in range(1, 13):
+            write(of, i)
+            got = mlx_values(buf.read(other))
+            if got.min() != i or got.max() != i:
+                stale.append((i, float(got.min()), float(got.max())))
+    finally:
+        stop.set()
+        thread.join(60)
+    assert not stale, f"{name}: read back on {other} (written, min, max): {stale}"
 
 
 def test_array_writes_against_reads_and_a_live_lease():

@@ -984,12 +984,30 @@ class UnifiedBuffer:
         >>> b.to_numpy()
         array([0., 5., 0.], dtype=float32)
         """
+        if dev is CPU:
+            self._written(CPU, reason, False, lambda native, in_place: write(native))
+        else:
+            backend = backend_for(dev)
+            self._written(dev, reason, False, lambda native, in_place: backend.write(native, write, in_place=in_place))
+
+    def _written(self, dev: Device, reason: str, overwrite: bool, step: Callable[[Any, bool], Any]) -> None:
+        """The one way data is written through the buffer (:meth:`write`,
+        :meth:`fill`, :meth:`copy_from`): ``step(native, in_place)`` writes
+        the copy on ``dev``, made current (all of it about to be replaced
+        with ``overwrite``: no move) and the only valid one, and returns the
+        copy that holds the result (a device's, published; a host copy is
+        written in place).  ``in_place``: that copy is a live lease.
+
+        All of it under the buffer's lock: the state says ``dev``'s copy is
+        the only current one before the data is there, so a write made after
+        the lock is released lets another thread move the half-written copy
+        to another device, whose copy is then marked current and stale.
+        """
         with self._lock:
-            native = self._acquire(dev, True, reason)
-            if dev is CPU:
-                write(native)
-            else:
-                self._publish(dev, backend_for(dev).write(native, write, in_place=self._leased is dev))
+            native = self._acquire(dev, True, reason, overwrite=overwrite)
+            written = step(native, self._leased is dev)
+            if dev is not CPU:
+                self._publish(dev, written)
             if self._anchor is not None:
                 self._write_back_past_alias(dev, reason)
 
@@ -1202,12 +1220,12 @@ class UnifiedBuffer:
         array([7, 7], dtype=int32)
         """
         value = _rules.store(self.dtype, value, "UnifiedBuffer.fill")  # converted: every backend stores it exactly
-        with self._lock:
+        with self._lock:  # the copy chosen is the one written
             dev = self.placement if not self._valid else (CPU if CPU in self._valid else next(iter(self._valid)))
-            native = self._acquire(dev, True, "UnifiedBuffer.fill", overwrite=True)
-            self._publish(dev, backend_for(dev).fill(native, value, in_place=self._leased is dev))
-            if self._anchor is not None:
-                self._write_back_past_alias(dev, "UnifiedBuffer.fill")
+            backend = backend_for(dev)
+            self._written(
+                dev, "UnifiedBuffer.fill", True, lambda native, in_place: backend.fill(native, value, in_place=in_place)
+            )
 
     def copy_from(self, array: Any) -> None:
         """Replace the data with ``array`` (same shape; cast to this dtype
@@ -1226,19 +1244,22 @@ class UnifiedBuffer:
         if dev is CPU:
             src = np.asarray(array)
             self._check_copy(src.shape, src.dtype)
-            host = self._acquire(CPU, True, "UnifiedBuffer.copy_from", overwrite=True)
-            np.copyto(host, src, casting="same_kind")
+            self._written(
+                CPU, "UnifiedBuffer.copy_from", True, lambda host, in_place: np.copyto(host, src, casting="same_kind")
+            )
             return
         assert backend is not None
         self._check_copy(tuple(array.shape), backend.dtype_of(array))
         # Backend.copy_into copies: the buffer's copy never shares memory
         # with the caller's array, whose later writes (MLX's through NumPy
         # too) must not reach it.
-        with self._lock:
-            native = self._acquire(dev, True, "UnifiedBuffer.copy_from", overwrite=True)
-            self._publish(dev, backend.copy_into(native, array, in_place=self._leased is dev))
-            if self._anchor is not None:
-                self._write_back_past_alias(dev, "UnifiedBuffer.copy_from")
+        device_backend = backend
+        self._written(
+            dev,
+            "UnifiedBuffer.copy_from",
+            True,
+            lambda native, in_place: device_backend.copy_into(native, array, in_place=in_place),
+        )
 
     def _check_copy(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
         if tuple(shape) != self._shape:
