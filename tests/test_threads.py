@@ -292,6 +292,89 @@ def test_a_write_is_never_moved_to_another_device_half_done(name, placement):
     assert not stale, f"{name}: read back on {other} (written, min, max): {stale}"
 
 
+@pytest.mark.parametrize("placement", ["cpu", "mlx"])
+def test_a_reader_taking_no_lock_never_sees_data_older_than_the_last_write(placement):
+    """``copy_from`` of a whole array into the placement's stale copy: the
+    buffer once marked that copy current (``ready``, ``host_ready``, the
+    valid set) before the data was there, so ``float(x[-1])`` (the fast
+    path, which takes no lock) in another thread read its old data, older
+    than the write that had returned before (found by a fresh hunt)."""
+    import mlx.core as mx
+
+    x = xp.zeros(LARGE, dtype=xp.float32, device=placement)
+    buf = x.buffer
+
+    def elsewhere(v):  # a write that leaves the placement's copy stale
+        return mx.full((LARGE,), v, dtype=mx.float32) if placement == "cpu" else np.full(LARGE, v, np.float32)
+
+    def at_home(v):  # then all of the placement's stale copy overwritten
+        return np.full(LARGE, v, np.float32) if placement == "cpu" else mx.full((LARGE,), v, dtype=mx.float32)
+
+    allowed: list = [None]
+    stop = threading.Event()
+    stale: list = []
+
+    def reader() -> None:
+        while not stop.is_set():
+            now = allowed[0]
+            if now is None:
+                continue
+            v = float(x[-1])
+            if allowed[0] is now and v not in now:
+                stale.append((now, v))
+
+    thread = threading.Thread(target=reader, daemon=True)
+    with switching_often():
+        thread.start()
+        try:
+            for i in range(1, 31):
+                old, new = 10.0 * i + 1, 10.0 * i + 2
+                buf.copy_from(elsewhere(old))  # returned: old is the data everywhere
+                src = at_home(new)
+                allowed[0] = (old, new)  # a read meanwhile sees either, never older
+                buf.copy_from(src)
+                allowed[0] = None
+        finally:
+            stop.set()
+            thread.join(60)
+    assert not stale, f"read (allowed, got): {stale[:4]}"
+
+
+@pytest.mark.parametrize("placement", ["cpu", "mlx"])
+@pytest.mark.parametrize(
+    "form", ["np.add(x, 0.0, out=x, where=mask)", "np.copyto(x, src, where=mask)", "np.putmask(x, mask, src)"]
+)
+def test_a_numpy_write_never_undoes_another_threads_write_to_an_element_it_leaves_alone(form, placement):
+    """A NumPy call that writes part of x (a mask) is run on a host copy of
+    x, copied back whole: a write by another thread to an element outside
+    the mask, made between the copy and the copy back, was undone (found by
+    a fresh hunt).  NumPy never touches those elements."""
+    x = xp.zeros(LARGE, dtype=xp.float32, device=placement)
+    mask = np.zeros(LARGE, bool)
+    mask[: LARGE // 2] = True  # never the last element
+    src = np.ones(LARGE, np.float32)
+    call = eval(f"lambda: {form}", {"np": np, "x": x, "mask": mask, "src": src})
+    stop = threading.Event()
+
+    def masked() -> None:
+        while not stop.is_set():
+            call()
+
+    thread = threading.Thread(target=masked, daemon=True)
+    thread.start()
+    lost = []
+    try:
+        for i in range(1, 21):
+            x[-1] = float(i)
+            time.sleep(0.02)  # a masked call that began after the write has ended
+            if float(x[-1]) != i:
+                lost.append(i)
+    finally:
+        stop.set()
+        thread.join(60)
+    assert not lost, f"{form}: writes to x[-1] undone: {lost}"
+
+
 def test_array_writes_against_reads_and_a_live_lease():
     """Array writes on MLX keep a live ``buf.mlx`` lease valid (they used to
     detach it); a reader in another thread sees every write."""

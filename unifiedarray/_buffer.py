@@ -228,6 +228,7 @@ def _only(dev: Device) -> frozenset:
 
 
 _ONLY_CPU = _only(CPU)
+_NO_COPY: frozenset = frozenset()  # the valid set while a copy is overwritten (see UnifiedBuffer._written)
 
 
 #: ``[hook]``: ``hook(buffer, device)`` is called where a device copy is made,
@@ -595,7 +596,8 @@ class UnifiedBuffer:
         """The copy on ``dev``, made valid; with ``write``, the only valid one.
 
         ``overwrite`` says the caller replaces all the data, so a stale copy
-        needs no move first.  Runs under the buffer's lock, so concurrent
+        needs no move first; none is valid then until the caller has written
+        it (:meth:`_written`, which alone overwrites, says so).  Runs under the buffer's lock, so concurrent
         readers never move a copy twice.
         """
         with self._lock:
@@ -622,11 +624,20 @@ class UnifiedBuffer:
                     elif not self._valid and not overwrite:
                         # A pooled block: never show a previous owner's data.
                         self._copies[dev] = backend_for(dev).fill(native, 0)
-                    self._set_valid(frozenset((dev,)) if overwrite or not self._valid else self._valid | {dev})
+                    # Overwritten, its old data is nobody's: no copy is current
+                    # until the caller (_written) has written it and says so.
+                    self._set_valid(_NO_COPY if overwrite else frozenset((dev,)))
                 else:
                     self._move_to(dev, reason, explicit, blocking)
-            if write or overwrite:
+            if overwrite:
                 self._version += 1  # what dask tokens and caches key on
+                if self._valid:
+                    # A current copy overwritten in place: hidden as well, its
+                    # lease (if lent) kept, as a write keeps it (see write).
+                    self._valid = _NO_COPY
+                    self._refresh()
+            elif write:
+                self._version += 1
                 only = _ONLY.get(dev) or _only(dev)
                 if self._valid != only:
                     self._set_valid(only)
@@ -662,7 +673,7 @@ class UnifiedBuffer:
             self._move_to(dev, why, explicit)
         if write or overwrite:
             self._version += 1
-            self._set_valid(frozenset((dev,)))
+            self._set_valid(_NO_COPY if overwrite else frozenset((dev,)))  # overwrite: see _acquire
         else:
             self._set_valid(_only(CPU))
         return self._copies[dev]
@@ -998,16 +1009,26 @@ class UnifiedBuffer:
         copy that holds the result (a device's, published; a host copy is
         written in place).  ``in_place``: that copy is a live lease.
 
-        All of it under the buffer's lock: the state says ``dev``'s copy is
-        the only current one before the data is there, so a write made after
-        the lock is released lets another thread move the half-written copy
-        to another device, whose copy is then marked current and stale.
+        All of it under the buffer's lock: a write made after the lock is
+        released lets another thread move the half-written copy to another
+        device, whose copy is then marked current and stale.  And while all
+        of a copy is overwritten no copy is current (``_acquire``): a
+        reader that takes no lock (:meth:`native`, the dispatch's fast
+        paths on :attr:`ready` and :attr:`host_ready`) would read the stale
+        copy's old data, older than what was current before the write; it
+        takes the lock instead, and waits for the write.
         """
         with self._lock:
             native = self._acquire(dev, True, reason, overwrite=overwrite)
-            written = step(native, self._leased is dev)
-            if dev is not CPU:
-                self._publish(dev, written)
+            try:
+                written = step(native, self._leased is dev)
+                if dev is not CPU:
+                    self._publish(dev, written)
+            finally:
+                if overwrite:
+                    # Not _set_valid: a lease on this copy stays lent (see write).
+                    self._valid = _ONLY.get(dev) or _only(dev)
+                    self._refresh()
             if self._anchor is not None:
                 self._write_back_past_alias(dev, reason)
 
@@ -1185,9 +1206,9 @@ class UnifiedBuffer:
             if dev not in self._copies:
                 raise RuntimeError(f"mark_*_dirty: this buffer has no copy on {dev} to mark")
             if dev is not CPU and self._anchor is not None and self.host_aliased():
-                # The host stays authoritative: the declared write goes back to it.
-                self._acquire_past_alias(dev, True, "mark_dirty", False, True)
-                self._write_back_past_alias(dev, "mark_dirty")
+                # The host stays authoritative: the declared write (the copy as
+                # the outside code left it) goes back to it.
+                self._written(dev, "mark_dirty", True, lambda native, in_place: native)
                 return
             self._version += 1
             self._follow_streams()  # the outside write, on the current stream, is the last work now

@@ -164,9 +164,14 @@ def _run_in_place(name: str, host_call: Any, args: tuple, kwargs: dict, reason: 
         else:
             res = host_call(handle, *nat_rest, **nat_kw)
             return target if res is handle else res
-    work = np.array(native_on(target, CPU, why), copy=True)
-    res = host_call(work, *nat_rest, **nat_kw)
-    write(target, Ellipsis, send_back(adopt(work, CPU, work.dtype), dev, why), why)
+    # Copied out, written and copied back as one write (under the target's
+    # lock: its arguments were read first, as a lock is taken one at a time):
+    # another thread's write between the copy and the copy back, to an
+    # element NumPy leaves alone, would otherwise be undone.
+    with target.buffer.lock:
+        work = np.array(native_on(target, CPU, why), copy=True)
+        res = host_call(work, *nat_rest, **nat_kw)
+        write(target, Ellipsis, send_back(adopt(work, CPU, work.dtype), dev, why), why)
     return target if res is work else res
 
 
@@ -752,15 +757,20 @@ def _masked_into(func: Any, args: tuple, kwargs: dict, out: Any, reason: str) ->
     out's values, so NumPy writes into a host copy of out, which goes back
     through the buffer (its moves counted)."""
     outs = out if isinstance(out, tuple) else (out,)
-    works = tuple(np.array(native_on(o, CPU, reason), copy=True) if type(o) is UnifiedArray else o for o in outs)
     nat_args, nat_kwargs = (
         _natives(_intake_ndarrays(args), CPU, reason),
         _natives(_intake_ndarrays(kwargs), CPU, reason),
     )
-    func(*nat_args, out=works if isinstance(func, np.ufunc) else works[0], **nat_kwargs)
-    for o, w in zip(outs, works, strict=True):
-        if type(o) is UnifiedArray:
-            write(o, Ellipsis, send_back(adopt(w, CPU, w.dtype), o.device, reason), reason)
+    targets = [o for o in outs if type(o) is UnifiedArray]
+    # One out (the commonest): copied out, written and copied back under its
+    # lock, the arguments read first (see _run_in_place).  Several are never
+    # locked together (one buffer's lock at a time).
+    with targets[0].buffer.lock if len(targets) == 1 else contextlib.nullcontext():
+        works = tuple(np.array(native_on(o, CPU, reason), copy=True) if type(o) is UnifiedArray else o for o in outs)
+        func(*nat_args, out=works if isinstance(func, np.ufunc) else works[0], **nat_kwargs)
+        for o, w in zip(outs, works, strict=True):
+            if type(o) is UnifiedArray:
+                write(o, Ellipsis, send_back(adopt(w, CPU, w.dtype), o.device, reason), reason)
     return out if len(outs) > 1 else outs[0]  # a ufunc's out= comes as a tuple
 
 

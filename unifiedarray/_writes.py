@@ -27,7 +27,7 @@ from ._errors import run_translated
 from ._resolve import resolve
 from .backends import backend_for
 
-__all__ = ["cast_value", "write"]
+__all__ = ["FromTarget", "cast_value", "write", "write_where"]
 
 
 def cast_value(value: UnifiedArray, dtype: np.dtype, op: str, casting: str = "unsafe") -> UnifiedArray:
@@ -41,10 +41,38 @@ def cast_value(value: UnifiedArray, dtype: np.dtype, op: str, casting: str = "un
     return call("astype", (value, dtype), {"copy": False})
 
 
+class FromTarget:
+    """A value :func:`write` computes from the written array's own data, as
+    the write finds it (``compute(native)``, ``native`` x's data on its
+    device): a read-modify-write of x as one write, under x's buffer lock,
+    so that another thread's write in between is never undone (a write of
+    a value computed before reads x first, and writes that old data back
+    over whatever came between)."""
+
+    __slots__ = ("compute",)
+
+    def __init__(self, compute: Any) -> None:
+        self.compute = compute
+
+
+def write_where(x: UnifiedArray, mask: Any, value: Any, reason: str) -> None:
+    """``x[mask] = value`` (``mask`` an array of x's shape on x's device,
+    ``value`` an array or scalar of x's dtype that broadcasts to it), as
+    NumPy's ``putmask`` writes it: the elements outside the mask are never
+    written back (one write: see :class:`FromTarget`), and nothing is read
+    back to the host (a boolean index's count would be)."""
+    dev = x.buffer.placement
+    where = resolve(dev, "where")
+    cond = native_on(mask, dev, reason)  # before x's lock: reading an array takes its own
+    val = native_on(value, dev, reason) if type(value) is UnifiedArray else value
+    write(x, Ellipsis, FromTarget(lambda current: where(cond, val, current)), reason)
+
+
 def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
-    """Write ``value`` (an array, a native of x's device, or a scalar) at
-    ``key`` (native indices) of x, through the buffer: the written copy
-    becomes the only valid one, and the write is seen through every view."""
+    """Write ``value`` (an array, a native of x's device, a scalar, or a
+    :class:`FromTarget`) at ``key`` (native indices) of x, through the
+    buffer: the written copy becomes the only valid one, and the write is
+    seen through every view."""
     buf = x.buffer
     dev = buf.placement
     backend = backend_for(dev)
@@ -54,12 +82,16 @@ def write(x: UnifiedArray, key: Any, value: Any, reason: str) -> None:
     chain = x.chain
 
     def write_into(base: Any) -> None:
+        value_now = value
+        if type(value_now) is FromTarget:
+            # Computed from x's data as the write finds it: under the lock.
+            value_now = value_now.compute(base if chain is None else views.follow(ns, base, chain))
         if chain is None:
-            ns.setitem(base, key, value)
+            ns.setitem(base, key, value_now)
         elif backend.views_write_through and views.real_views(chain):
-            ns.setitem(views.follow(ns, base, chain), key, value)  # a real view: writes reach the copy
+            ns.setitem(views.follow(ns, base, chain), key, value_now)  # a real view: writes reach the copy
         else:
-            views.write_chain(ns, base, chain, key, value, backend.aliases)
+            views.write_chain(ns, base, chain, key, value_now, backend.aliases)
 
     if dev is CPU:
         buf.write(dev, write_into, reason)  # on the host: the host's errors are the host's own, no context

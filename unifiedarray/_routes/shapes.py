@@ -17,8 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from .._array import UnifiedArray
 from .._namespace import copy_of, namespace
 from .._view_ops import moved, permuted, reshaped
+from .._writes import write_where
 from ._common import all_arrays, is_array, numpy_axis
 from ._route import Route, compose, host, standard, view, writes
 
@@ -640,7 +642,11 @@ def _putmask(xp: Any, a: Any, mask: Any, values: Any) -> Any:
         return None  # NumPy repeats values cyclically: the host
     if vals.ndim and vals.shape != a.shape and vals.size != 1:
         return None
-    a[...] = xp.where(mask, xp.astype(vals, a.dtype), a)
+    if type(a) is not UnifiedArray:
+        return None  # a tracer: the host
+    if vals.ndim and vals.size == 1:
+        vals = xp.reshape(vals, ())
+    write_where(a, xp.astype(mask, xp.bool), xp.astype(vals, a.dtype), "numpy.putmask")
     return True
 
 
