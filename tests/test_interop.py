@@ -976,3 +976,83 @@ def test_numpy_calls_on_host_arrays_take_the_fast_path_alone():
         with pytest.raises(ValueError, match="read-only"):
             a.__array_function__(sneaky, (UnifiedArray,), (a,), {})
     assert a.tolist() == [1.0, 2.0, 3.0]
+
+
+# -- plans: one per call signature ------------------------------------------------------------
+
+
+def _one_array_forms() -> list[str]:
+    """Every public NumPy function whose row is a standard function or a
+    composition, and every ufunc of one or two inputs: the forms a plan
+    serves (``np.f(x)``, ``np.f(x, y)``, ``np.f(x, 2.0)``)."""
+    from unifiedarray._routes import ROUTES, numpy_public
+
+    return sorted(
+        name
+        for name, fn in numpy_public().items()
+        if "." not in name
+        and ROUTES.get(name) is not None
+        and ROUTES[name].kind in ("standard", "compose")
+        and (not isinstance(fn, np.ufunc) or fn.nin in (1, 2))
+    )
+
+
+def _outcome(fn):
+    """What a call gives: its answer (values as bytes: NaN is NaN), its
+    exception class, its warnings' classes, and the moves it made."""
+    import warnings
+
+    with xp.track_transfers() as moves, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            answer = _answer(fn())  # read back too: a lazy device may raise there
+        except Exception as exc:  # the class is the answer
+            return ("raises", type(exc)), moves.count, [w.category for w in caught]
+    return answer, moves.count, [w.category for w in caught]
+
+
+def _answer(res) -> tuple:
+    if isinstance(res, (tuple, list)):
+        return (type(res), *[_answer(r) for r in res])
+    if type(res) is UnifiedArray:
+        return ("array", res.device, res.dtype, res.shape, np.asarray(res).tobytes())
+    return ("value", type(res), repr(res))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float16", "float32", "complex64", "int8", "uint8", "int64", "bool"])
+@pytest.mark.parametrize("shape", [(), (2, 3)])
+def test_a_planned_numpy_call_gives_what_the_general_path_gives(device, dtype, shape, monkeypatch):
+    """``np.f(x)`` (and a ufunc's ``np.f(x, y)``, ``np.f(x, 2)``) off the
+    host runs its signature's plan once one is made: the same value,
+    dtype, device, exception class and moves as numpy_call's steps give
+    with no plan, for every function a plan can serve, on its first call
+    (the plan made) and later ones (the plan looked up)."""
+    forms = _one_array_forms()
+
+    def arrays():  # new ones for each call: a call's moves depend on where its arrays are current
+        size = int(np.prod(shape))
+        x = np.array([3, 0, -2, 1, 5, -4])[:size].reshape(shape).astype(dtype)
+        y = np.array([1, 2, 0, -1, 1, 3])[:size].reshape(shape).astype(dtype)
+        return xp.asarray(x, device=device), xp.asarray(y, device=device)
+
+    def calls(name):
+        fn = getattr(np, name)
+        if isinstance(fn, np.ufunc) and fn.nin == 2:
+            return [lambda: fn(*arrays()), lambda: fn(arrays()[0], 2)]
+        return [lambda: fn(arrays()[0])]
+
+    planned = {}
+    _interop._UFUNC_PLANS.clear()
+    _interop._FUNCTION_PLANS.clear()
+    for name in forms:
+        for i, c in enumerate(calls(name)):
+            planned[name, i] = [_outcome(c), _outcome(c)]  # the plan made, then looked up
+    _interop._UFUNC_PLANS.clear()
+    _interop._FUNCTION_PLANS.clear()
+    monkeypatch.setattr(_interop, "_remember", lambda plans, key, plan: None)
+    monkeypatch.setattr(_interop, "_UNPLANNED", None)  # every lookup a miss: numpy_call decides
+    for (name, i), (first, again) in planned.items():
+        general = _outcome(calls(name)[i])
+        assert first == general, f"np.{name} form {i}, first call"
+        assert again == general, f"np.{name} form {i}, planned call"

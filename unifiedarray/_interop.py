@@ -39,7 +39,7 @@ from ._placement import placement
 from ._results import adopt, send_back, wrap_result
 from ._routes import LOOP_CAST, OUT_CASTING, ROUTES, Route
 from ._writes import cast_value, write
-from .backends import backend_for
+from .backends import backend_for, on_change
 
 __all__ = ["array_function", "array_ufunc", "numpy_call", "numpy_name", "routed_for_tracing", "translated"]
 
@@ -779,6 +779,14 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     if method == "__call__":
         if _rules.ACTIVE[0] and _rules.is_strict():
             _strict_numpy_call(ufunc.__name__, inputs)  # before the host's fast path: every device alike
+        if not kwargs:
+            key = _ufunc_signature(ufunc, inputs)
+            if key is not None:
+                plan = _UFUNC_PLANS.get(key, _UNPLANNED)
+                if plan is _UNPLANNED:
+                    plan = _plan_ufunc(key, ufunc, inputs)
+                if plan is not None:
+                    return plan(*inputs)
         host_args = _host_natives(inputs, kwargs, read_only=False)
         if host_args is not None:
             # numpy_call's host fast path, taken first: a ufunc's call never
@@ -789,6 +797,141 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     return numpy_call(name, getattr(ufunc, method), inputs, dict(kwargs), f"numpy.{name}")
 
 
+#: One plan per ufunc call signature off the host, ``np.sin(x)`` with x on
+#: MLX: the signature (the ufunc; each input's dtype and device, or a Python
+#: scalar's type) -> the namespace function :func:`numpy_call` comes to for
+#: it, called with the inputs as they are; None where the call needs
+#: numpy_call's steps (a route other than the standard's, inputs on several
+#: devices, a backend that runs NumPy's own API, a loop NumPy lacks: the
+#: general path raises it).  What decides the plan is the signature alone:
+#: ``_check_ufunc_types`` judges dtypes and scalar types, ``placement`` the
+#: devices.  Cleared when the backend registry changes.
+_UFUNC_PLANS: dict[tuple, Any] = {}
+_UNPLANNED = object()
+_SCALAR_INPUTS = (bool, int, float, complex)
+
+
+def _ufunc_signature(ufunc: np.ufunc, inputs: tuple) -> tuple | None:
+    """The plan's key for a ufunc call without keywords, or None for an
+    input that is neither a UnifiedArray nor a Python scalar."""
+    key: list[Any] = [ufunc]
+    for a in inputs:
+        t = type(a)
+        if t is UnifiedArray:
+            key.append(a.dtype)
+            key.append(a.device)
+        elif t in _SCALAR_INPUTS:
+            key.append(t)
+        else:
+            return None
+    return tuple(key)
+
+
+def _plan_ufunc(key: tuple, ufunc: np.ufunc, inputs: tuple) -> Any:
+    """The plan for ``key`` (see :data:`_UFUNC_PLANS`), recorded."""
+    plan: Any = None
+    devices = {a.device for a in inputs if type(a) is UnifiedArray}
+    route = ROUTES.get(ufunc.__name__)
+    if len(devices) == 1 and len(inputs) == ufunc.nin and route is not None and route.kind == "standard":
+        (dev,) = devices
+        if not backend_for(dev).numpy_compatible:
+            try:
+                _check_ufunc_types(ufunc, inputs, {}, None)
+            except TypeError:
+                pass  # the general path raises it, every time
+            else:
+                plan = namespace()
+                for part in route.target.split("."):
+                    plan = getattr(plan, part)
+    _remember(_UFUNC_PLANS, key, plan)
+    return plan
+
+
+#: One plan per call signature of a NumPy function given one array and
+#: nothing else off the host, ``np.sum(x)`` with x on MLX: (the function,
+#: x's dtype and device) -> the namespace function its standard row maps
+#: the call onto (:func:`_standard_call`, asked once), called with x; None
+#: where the call needs :func:`array_function`'s steps (a row of another
+#: kind, a backend that runs NumPy's own API).  Cleared as the ufuncs'.
+_FUNCTION_PLANS: dict[tuple, Any] = {}
+
+
+def _plan_function(key: tuple, func: Any, x: UnifiedArray) -> Any:
+    """The plan for ``key`` (see :data:`_FUNCTION_PLANS`), recorded."""
+    plan: Any = None
+    name = numpy_name(func)
+    route = ROUTES.get(name)
+    dev = x.device
+    if (
+        route is not None
+        and route.kind == "standard"
+        and dev is not CPU
+        and not backend_for(dev).numpy_compatible
+        and not _writes_first(name, (x,), {})
+        and name not in _ASKS_ABOUT_MEMORY
+    ):
+        standard = _standard_call(route.target, func, (x,), {})
+        if standard is not None and len(standard[1]) == 1 and standard[1][0] is x and not standard[2]:
+            plan = standard[0]
+    elif (
+        route is not None
+        and route.kind == "compose"
+        and dev is not CPU
+        and not backend_for(dev).numpy_compatible
+        and not isinstance(func, np.ufunc)
+        and name not in _ASKS_ABOUT_MEMORY
+    ):
+        recipe = route.target
+        sig = _signature(recipe)
+        try:
+            if sig is not None:
+                sig.bind(namespace(), x)
+        except TypeError:
+            pass  # a form the composition does not take: the general path's host
+        else:
+            plan = _Composed(recipe, func)
+    _remember(_FUNCTION_PLANS, key, plan)
+    return plan
+
+
+class _Composed:
+    """A composition's plan, ``np.triu(x)``: the recipe on x, or, for a
+    value it does not cover (it returns None: a 0-d sort), the general
+    path, which takes the host."""
+
+    __slots__ = ("func", "recipe")
+
+    def __init__(self, recipe: Any, func: Any) -> None:
+        self.recipe = recipe
+        self.func = func
+
+    def __call__(self, x: UnifiedArray) -> Any:
+        res = self.recipe(namespace(), x)
+        if res is not None:
+            return res
+        name = numpy_name(self.func)
+        return numpy_call(name, self.func, (x,), {}, f"numpy.{name}")
+
+
+def _remember(plans: dict[tuple, Any], key: tuple, plan: Any) -> None:
+    if len(plans) >= _MAX_PLANS:
+        plans.clear()  # bounded: a program's signatures are few, a fuzz's many
+    plans[key] = plan
+
+
+def forget_plans() -> None:
+    """Drop every plan: they are derived from the route table and the
+    backends when first asked, so a change to either (the registry's
+    calls this; a test that edits the table calls it) is seen by the
+    next call."""
+    _UFUNC_PLANS.clear()
+    _FUNCTION_PLANS.clear()
+
+
+_MAX_PLANS = 4096
+on_change(forget_plans)
+
+
 def array_function(func: Any, types: Any, args: tuple, kwargs: dict, like: Any = None) -> Any:
     """``__array_function__``: a NumPy function called with UnifiedArrays
     (``like``: the array whose method NumPy called, which for NEP 35's
@@ -796,6 +939,16 @@ def array_function(func: Any, types: Any, args: tuple, kwargs: dict, like: Any =
     for t in types:
         if t is not UnifiedArray and not issubclass(t, _ARRAY_CLASSES):
             return NotImplemented
+    if not kwargs and len(args) == 1 and type(args[0]) is UnifiedArray and not _rules.ACTIVE[0]:
+        # np.sum(x): its plan, where the signature has one (see _FUNCTION_PLANS;
+        # strict mode, in any thread, asks numpy_call's questions).
+        x = args[0]
+        key = (func, x.dtype, x.device)
+        plan = _FUNCTION_PLANS.get(key, _UNPLANNED)
+        if plan is _UNPLANNED:
+            plan = _plan_function(key, func, x)
+        if plan is not None:
+            return plan(x)
     name = numpy_name(func)
     early = _ANSWERED_FIRST.get(name)
     if early is not None:
