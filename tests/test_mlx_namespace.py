@@ -36,7 +36,7 @@ from hypothesis.extra.array_api import make_strategies_namespace  # noqa: E402
 from unifiedarray._ledger import track_transfers  # noqa: E402
 from unifiedarray._policy import TransferError, transfer_guard  # noqa: E402
 from unifiedarray.backends import mlx_namespace as ns  # noqa: E402
-from unifiedarray.backends.mlx_namespace import _core  # noqa: E402
+from unifiedarray.backends.mlx_namespace import _core, _elementwise  # noqa: E402
 
 xps = make_strategies_namespace(xp)
 
@@ -1661,3 +1661,69 @@ def test_matmul_of_two_float32_matrices_checks_the_inner_dimension():
     with pytest.raises(ValueError, match="inner dimensions"):
         ns.matmul(a, a)
     np.testing.assert_array_equal(np.array(ns.matmul(a, a.T)), np.full((3, 3), 4.0, np.float32))
+
+
+# -- compiled compositions -------------------------------------------------------------------
+
+
+def _special_values(dtype: str) -> np.ndarray:
+    """Every value class a composition branches on, with both operand orders
+    met when paired with its reverse: signed zeros, subnormals, the largest
+    and smallest finite values, infinities, NaN (floats); the extremes, -1
+    and 0 (integers); both truth values."""
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return np.array([True, False, True, True, False, False, True, False])
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        base = [0, 1, 2, 3, 7, info.max, info.min, info.max - 1]
+        if dt.kind == "i":
+            base[1:4] = [-1, -2, 5]
+        return np.array(base, dtype=dt)
+    info = np.finfo(dt)
+    vals = [0.0, -0.0, 1.0, -1.5, 2.5, info.smallest_subnormal, -info.smallest_normal, info.max, -info.max]
+    vals += [np.inf, -np.inf, np.nan, 0.1, 7.0, -3.0, 1e-3]
+    return np.array(vals, dtype=dt)
+
+
+@pytest.mark.parametrize("name", sorted(_elementwise.COMPILED))
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "uint8", "int32", "int64", "bool"])
+def test_a_compiled_composition_computes_what_its_eager_impl_computes(name, dtype):
+    """MLX's kernel of a composition (``_elementwise.Kernel``, which runs
+    once a signature recurs) gives its eager impl's result bit for bit,
+    for every pairing of the special values, and the same dtype."""
+    from unifiedarray.backends import mlx_evaluation
+
+    binary = name in _elementwise.BINARY
+    table_impl = (_elementwise.BINARY if binary else _elementwise.UNARY)[name]
+    host = _special_values(dtype)
+    a_host = np.repeat(host, host.size) if binary else host
+    b_host = np.tile(host[::-1], host.size)
+    with mlx_evaluation.compute_context():
+        a, b = mx.array(a_host), mx.array(b_host)
+        args = (a, b) if binary else (a,)
+        try:
+            eager = table_impl(*args)
+            mx.eval(eager)
+        except (ValueError, TypeError, RuntimeError, KeyError):
+            pytest.skip(f"{name}'s impl is never given {dtype} (the generated function casts or refuses it first)")
+        compiled = mx.compile(table_impl)(*args)
+        mx.eval(compiled)
+    assert compiled.dtype == eager.dtype
+    assert np.array(compiled).tobytes() == np.array(eager).tobytes(), f"{name} {dtype}"
+
+
+def test_a_kernel_runs_eager_first_then_compiled_and_falls_back_where_the_trace_fails():
+    """A signature's first call runs eager, later ones the kernel; one the
+    trace refuses (a Python branch on the data) runs eager from then on."""
+    k = _elementwise.Kernel(lambda x: x * 2)
+    x = mx.array([1.0, 2.0])
+    signature = (((2,), mx.float32),)
+    assert np.array(k(x)).tolist() == [2.0, 4.0]
+    assert k.seen[signature] is True  # met once: compiled from the next call
+    for _ in range(2):
+        assert np.array(k(x)).tolist() == [2.0, 4.0]
+    k2 = _elementwise.Kernel(lambda x: x * 2 if float(x.sum().item()) > 0 else x)
+    for _ in range(3):
+        assert np.array(k2(x)).tolist() == [2.0, 4.0]
+    assert k2.seen[signature] is False

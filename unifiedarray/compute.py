@@ -63,6 +63,14 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
     Written once against ``xp`` (NumPy or CuPy) and bound per backend.
     """
     floor_divide, expm1, sign, tanh = xp.floor_divide, xp.expm1, xp.sign, xp.tanh
+    kinds: dict[Any, tuple[bool, bool]] = {}  # dtype -> (real floating, complex floating)
+
+    def kind_of(dtype: Any) -> tuple[bool, bool]:
+        # xp.isdtype, asked once per dtype: on MLX it costs more than the call it guards.
+        kind = kinds.get(dtype)
+        if kind is None:
+            kind = kinds[dtype] = (xp.isdtype(dtype, "real floating"), xp.isdtype(dtype, "complex floating"))
+        return kind
 
     def as_array(value: Any, like: Any) -> Any:
         return value if hasattr(value, "dtype") else xp.asarray(value, dtype=like.dtype)
@@ -74,14 +82,14 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
         out = floor_divide(x1, x2)
         a = as_array(x1, out)  # a Python scalar in the result's dtype (a float with an int array: float64)
         b = as_array(x2, out)
-        if not xp.isdtype(out.dtype, "real floating"):
+        if not kind_of(out.dtype)[0]:
             return out
+        # No branch on the data: on a lazy device (MLX) or a GPU asking
+        # whether any element is special waits for the data (a sync per call).
         inf_over_finite = xp.isinf(a) & xp.isfinite(b) & (b != 0)
         finite_over_inf = xp.isfinite(a) & (a != 0) & xp.isinf(b) & (xp.signbit(a) != xp.signbit(b))
-        if xp.any(inf_over_finite) or xp.any(finite_over_inf):
-            out = xp.where(inf_over_finite, a / b, out)
-            out = xp.where(finite_over_inf, xp.asarray(-0.0, dtype=out.dtype), out)
-        return out
+        out = xp.where(inf_over_finite, a / b, out)
+        return xp.where(finite_over_inf, xp.asarray(-0.0, dtype=out.dtype), out)
 
     def complex_only(base: Callable[[Any], Any]) -> Callable[..., Callable[[Any], Any]]:
         """A correction of ``base`` for complex input: it gets ``x``,
@@ -91,7 +99,7 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
         def decorate(fix: Callable[..., Any]) -> Callable[[Any], Any]:
             def fixed(x: Any, /) -> Any:
                 out = base(x)
-                if not xp.isdtype(x.dtype, "complex floating"):
+                if not kind_of(x.dtype)[1]:
                     return out
                 return fix(x, out, xp.real(x), xp.imag(x))
 
