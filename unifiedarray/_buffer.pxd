@@ -20,6 +20,8 @@ cdef class UnifiedBuffer:
     cdef public object host_ready
     cdef public object placement
     cdef public object ready
+    # The one write step (see _buffer.py): a C call from write(), fill() and copy_from().
+    cpdef _written(self, object dev, str reason, bint overwrite, object step, bint copy_only=*)
 
 # A C call from the compiled modules: every buffer a result gets is made here.
 cpdef UnifiedBuffer adopt(object native, object device, object dtype, object shape=*)

@@ -996,18 +996,22 @@ class UnifiedBuffer:
         array([0., 5., 0.], dtype=float32)
         """
         if dev is CPU:
-            self._written(CPU, reason, False, lambda native, in_place: write(native))
+            self._written(CPU, reason, False, write, True)  # the host's step takes the copy alone
         else:
             backend = backend_for(dev)
             self._written(dev, reason, False, lambda native, in_place: backend.write(native, write, in_place=in_place))
 
-    def _written(self, dev: Device, reason: str, overwrite: bool, step: Callable[[Any, bool], Any]) -> None:
+    def _written(
+        self, dev: Device, reason: str, overwrite: bool, step: Callable[..., Any], copy_only: bool = False
+    ) -> None:
         """The one way data is written through the buffer (:meth:`write`,
         :meth:`fill`, :meth:`copy_from`): ``step(native, in_place)`` writes
         the copy on ``dev``, made current (all of it about to be replaced
         with ``overwrite``: no move) and the only valid one, and returns the
         copy that holds the result (a device's, published; a host copy is
-        written in place).  ``in_place``: that copy is a live lease.
+        written in place).  ``in_place``: that copy is a live lease.  With
+        ``copy_only``, ``step(native)``: a host write's, called as it is
+        (a small ``x[i] = v`` on the host is most of its cost).
 
         All of it under the buffer's lock: a write made after the lock is
         released lets another thread move the half-written copy to another
@@ -1020,12 +1024,16 @@ class UnifiedBuffer:
         """
         with self._lock:
             native = self._acquire(dev, True, reason, overwrite=overwrite)
-            try:
-                written = step(native, self._leased is dev)
+            if not overwrite:
+                written = step(native) if copy_only else step(native, self._leased is dev)
                 if dev is not CPU:
                     self._publish(dev, written)
-            finally:
-                if overwrite:
+            else:
+                try:
+                    written = step(native, self._leased is dev)
+                    if dev is not CPU:
+                        self._publish(dev, written)
+                finally:
                     # Not _set_valid: a lease on this copy stays lent (see write).
                     self._valid = _ONLY.get(dev) or _only(dev)
                     self._refresh()
