@@ -48,6 +48,32 @@ def paired_ratios(num: Sequence[float], den: Sequence[float]) -> list[float]:
     return [n / d for n, d in zip(num, den, strict=True)]
 
 
+def batch_time(fn: Any, n: int) -> float:
+    """Seconds per call of ``fn()`` over a batch of ``n`` calls."""
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - start) / n
+
+
+def side_by_side(ours: Any, ref: Any, rounds: int, batch_s: float = 1e-3) -> tuple[float, float, float]:
+    """Two contenders timed side by side: each round times both once (a
+    batch of about ``batch_s`` seconds of ``ref``, the order alternating
+    from round to round); the medians of ``ours``' and ``ref``'s time per
+    call (microseconds) and of the per-round ratio ours/ref."""
+    n = max(1, int(batch_s / max(batch_time(ref, 10), 1e-8)))
+    ours_t, ref_t, ratios = [], [], []
+    for r in range(rounds):
+        if r % 2:
+            a, b = batch_time(ours, n), batch_time(ref, n)
+        else:
+            b, a = batch_time(ref, n), batch_time(ours, n)
+        ours_t.append(a)
+        ref_t.append(b)
+        ratios.append(a / b)
+    return median(ours_t) * 1e6, median(ref_t) * 1e6, median(ratios)
+
+
 def balanced_orders(n: int) -> list[list[int]]:
     """Orders of ``n`` contenders for successive rounds, a Williams design:
     over ``len(result)`` rounds each contender runs in each position equally

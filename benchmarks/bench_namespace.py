@@ -26,8 +26,6 @@ import argparse
 import json
 import math
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
 
 import _common as C
@@ -238,13 +236,6 @@ def operands(lib: str, device: str) -> dict[str, Any]:
     return env
 
 
-def _batch(fn: Callable[[], Any], n: int) -> float:
-    start = time.perf_counter()
-    for _ in range(n):
-        fn()
-    return (time.perf_counter() - start) / n
-
-
 def measure(device: str, rounds: int, only: str | None) -> tuple[list[dict[str, Any]], list[str]]:
     ref_lib = "np" if device == "cpu" else "mx"
     ours_env, ref_env = operands("xp", device), operands(ref_lib, device)
@@ -264,22 +255,8 @@ def measure(device: str, rounds: int, only: str | None) -> tuple[list[dict[str, 
         except Exception as exc:
             skipped.append(f"{form} ({type(exc).__name__}: {exc})")
             continue
-        n = max(1, int(1e-3 / max(_batch(ref, 10), 1e-8)))
-        ratios, ours_t, ref_t = [], [], []
-        for r in range(rounds):
-            order = (ours, ref) if r % 2 else (ref, ours)
-            got = {id(f): _batch(f, n) for f in order}
-            ours_t.append(got[id(ours)])
-            ref_t.append(got[id(ref)])
-            ratios.append(got[id(ours)] / got[id(ref)])
-        rows.append(
-            {
-                "form": form,
-                "ours_us": C.median(ours_t) * 1e6,
-                "ref_us": C.median(ref_t) * 1e6,
-                "ratio": C.median(ratios),
-            }
-        )
+        ours_us, ref_us, ratio = C.side_by_side(ours, ref, rounds)
+        rows.append({"form": form, "ours_us": ours_us, "ref_us": ref_us, "ratio": ratio})
     return rows, skipped
 
 

@@ -25,7 +25,6 @@ import argparse
 import json
 import math
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -87,32 +86,11 @@ def _bind(fn: Callable[..., Any], args: tuple) -> Callable[[], Any]:
     return lambda: fn(a, b)
 
 
-def _batch(fn: Callable[[], Any], n: int) -> float:
-    start = time.perf_counter()
-    for _ in range(n):
-        fn()
-    return (time.perf_counter() - start) / n
-
-
 def measure(device: str, rounds: int) -> list[dict[str, Any]]:
     rows = []
     for form, np_call, xp_call in forms(device):
-        n = max(1, int(1e-3 / max(_batch(np_call, 20), 1e-8)))
-        ratios, np_times, xp_times = [], [], []
-        for r in range(rounds):
-            order = (np_call, xp_call) if r % 2 else (xp_call, np_call)
-            got = {id(f): _batch(f, n) for f in order}
-            np_times.append(got[id(np_call)])
-            xp_times.append(got[id(xp_call)])
-            ratios.append(got[id(np_call)] / got[id(xp_call)])
-        rows.append(
-            {
-                "form": form,
-                "numpy_us": C.median(np_times) * 1e6,
-                "namespace_us": C.median(xp_times) * 1e6,
-                "ratio": C.median(ratios),
-            }
-        )
+        numpy_us, namespace_us, ratio = C.side_by_side(np_call, xp_call, rounds)
+        rows.append({"form": form, "numpy_us": numpy_us, "namespace_us": namespace_us, "ratio": ratio})
     return rows
 
 

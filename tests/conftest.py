@@ -12,6 +12,7 @@ unordered cross-stream access, a stream of the wrong GPU, a use after free).
 from __future__ import annotations
 
 import os
+import sys
 
 # SciPy and scikit-learn read this when first imported: set it before anything imports them.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
@@ -63,8 +64,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+#: Each test process's address space, in GiB (``UA_TEST_MEMORY_CAP``; 0 for
+#: none): a test that allocates past it gets a ``MemoryError`` and fails
+#: alone, where it would grow until the kernel killed the whole run (a drawn
+#: example once took one to 24 GB).  Address space, not resident memory: an
+#: allocation past it fails at once, even inside a C loop.  A process takes
+#: about 2 GiB of it before any test (NumPy, MLX, JAX and their threads).
+MEMORY_CAP_GIB = float(os.environ.get("UA_TEST_MEMORY_CAP", "9"))
+
+
+def cap_memory(gib: float) -> None:
+    """Bound this process's address space to ``gib`` GiB (Linux; not above
+    a hard limit already set)."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = int(gib * 2**30)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     global HAS_CUDA, CUDA_SIMULATED, CUDA_COUNT
+    if MEMORY_CAP_GIB > 0 and sys.platform.startswith("linux"):
+        cap_memory(MEMORY_CAP_GIB)
     if cudasim.choose(config.getoption("--cuda")) == "sim":
         cudasim.activate()
     HAS_CUDA = _has("cuda")

@@ -111,3 +111,23 @@ def test_every_module_has_its_test_file() -> None:
     assert missing == [], "modules without tests/test_<module>.py: give each one"
     stale = sorted(m for m in NOT_YET_MIRRORED if mirror_of(m).exists() or m not in package_modules())
     assert stale == [], "NOT_YET_MIRRORED entries that have their file now (or are gone): remove them"
+
+
+def test_a_test_that_allocates_past_the_memory_cap_fails_alone():
+    """conftest.py bounds each test process's address space
+    (``UA_TEST_MEMORY_CAP``): an allocation past it is a ``MemoryError``
+    in the test that made it, and the process goes on, where without the
+    cap it grows until the kernel kills the whole run."""
+    import resource
+
+    import numpy as np
+
+    from .conftest import MEMORY_CAP_GIB
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if MEMORY_CAP_GIB <= 0:
+        pytest.skip("UA_TEST_MEMORY_CAP=0: no cap")
+    assert soft <= MEMORY_CAP_GIB * 2**30
+    with pytest.raises(MemoryError):
+        np.ones(soft // 8 + 1)
+    assert np.ones(4).sum() == 4.0  # the process goes on
