@@ -660,3 +660,28 @@ def test_drawn_non_finite_matrices_give_the_hosts_answer_or_class(rows: int, col
         pairs = [(host[1][1], on_mlx[1][1])] if vectors else list(zip(host[1], on_mlx[1], strict=True))
         for h, g in pairs:
             np.testing.assert_allclose(np.asarray(g), np.asarray(h), rtol=1e-6, atol=1e-8, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d: xp.ones((2**30, 16), device=d),
+        lambda d: xp.zeros((2**30, 16), dtype=xp.float32, device=d),
+        lambda d: xp.full((2**29, 64), 1.5, device=d),
+        lambda d: xp.linalg.outer(xp.ones(2**18, device=d), xp.ones(2**18, device=d)),
+    ],
+    ids=["ones", "zeros", "full", "outer"],
+)
+@pytest.mark.parametrize("device", HOST_AND_MLX)
+def test_an_array_larger_than_memory_is_a_memory_error_not_the_end_of_the_process(make, device):
+    """64 GiB or more on a machine with less: NumPy's ``MemoryError`` on
+    every device.  MLX's CPU allocator ends the process when an allocation
+    fails (SIGSEGV), so the MLX namespace refuses a result larger than any
+    allocation can be where it is built (``mlx_evaluation._LARGEST``)."""
+    from unifiedarray.backends import largest_host_allocation
+
+    if largest_host_allocation() >= 2**36:
+        pytest.skip("this machine could hold 64 GiB")
+    with pytest.raises(MemoryError):
+        make(device)
+    assert float(xp.sum(xp.ones(3, device=device))) == 3.0  # and the process goes on

@@ -19,7 +19,7 @@ Example
 
 from __future__ import annotations
 
-from ._base import Backend, KeyedSource, RandomSource, contiguous, host_memory_info
+from ._base import Backend, KeyedSource, RandomSource, contiguous, host_memory_info, largest_host_allocation
 from ._registry import (
     ENTRY_POINT_GROUP,
     BackendPluginWarning,
@@ -46,6 +46,7 @@ __all__ = [
     "backend_report",
     "contiguous",
     "host_memory_info",
+    "largest_host_allocation",
     "load_plugins",
     "on_change",
     "register",

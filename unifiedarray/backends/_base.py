@@ -36,6 +36,7 @@ __all__ = [
     "canonical_dtype",
     "contiguous",
     "host_memory_info",
+    "largest_host_allocation",
 ]
 
 
@@ -584,6 +585,31 @@ class _Done:
 
 
 DONE = _Done()
+
+
+def largest_host_allocation() -> int:
+    """The most bytes one host allocation can ever get: the host's memory
+    and swap, or this process's address-space limit where that is lower
+    (``RLIMIT_AS``).  Past it an allocation fails whatever else is free."""
+    _, total = host_memory_info()
+    swap = 0
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("SwapTotal:"):
+                    swap = int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    largest = total + swap
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            largest = min(largest, soft)
+    except (ImportError, OSError, ValueError):  # no resource module (Windows)
+        pass
+    return largest
 
 
 def host_memory_info() -> tuple[int, int]:

@@ -132,6 +132,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.linalg import LinAlgError
 
+from ._base import largest_host_allocation
+
 #: Serialises every evaluation of the library's stream (see "Threads" above).
 #: Re-entrant: an evaluation inside a compute call takes it again.  Its
 #: place among the library's locks: "Lock order" above (no buffer's lock is
@@ -252,6 +254,7 @@ def start(mx: Any, metal: bool) -> None:
         streams.append(mx.new_thread_unsafe_stream(mx.gpu))
     _STREAMS = tuple(streams)
     _MX = mx
+    _LARGEST[0] = largest_host_allocation()
 
 
 def streams() -> tuple:
@@ -824,13 +827,42 @@ def guard(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
         return at_call
 
+    largest = [2**63] if path in _VIEWS else _LARGEST
+
     @functools.wraps(fn)
     def plain(*args: Any, **kwargs: Any) -> Any:
         if _ROOTS:
             settle_arguments(args, kwargs)
-        return fn(*args, **kwargs)
+        res = fn(*args, **kwargs)
+        if getattr(res, "nbytes", 0) > largest[0]:  # an MLX array (MLX may not have been started: not _MX.array)
+            raise _too_large(path, res)
+        return res
 
     return plain
+
+
+#: ``[bytes]``: the largest array a namespace function may make on MLX
+#: (``_base.largest_host_allocation``, read at :func:`start`).  MLX 0.32's
+#: CPU allocator does not survive a failed allocation: evaluating
+#: ``mx.ones((2**30, 16))`` on a 24 GB machine ends the process (SIGSEGV).
+#: So a namespace function's result larger than any allocation can be is
+#: refused where it is built, NumPy's ``MemoryError`` (``xp.ones``,
+#: ``broadcast_to``, ``tile``, ``outer``...).  Not caught: an array that is
+#: smaller but still does not fit in what is free, and a broadcasting
+#: operator's result on the operators' fast path.
+_LARGEST = [2**63]
+
+
+#: The functions whose result is a view of its input's memory (MLX
+#: evaluates a broadcast as strides, as NumPy does): never too large.
+_VIEWS = frozenset(["broadcast_to", "broadcast_arrays", "expand_dims", "reshape", "permute_dims", "squeeze"])
+
+
+def _too_large(path: str, res: Any) -> MemoryError:
+    return MemoryError(
+        f"mlx {path}: unable to allocate {res.nbytes / 2**30:.1f} GiB for an array with shape "
+        f"{tuple(res.shape)} and data type {MX_TO_NP.get(res.dtype, res.dtype)}"
+    )
 
 
 def stream() -> Any:
