@@ -596,9 +596,10 @@ class UnifiedBuffer:
         """The copy on ``dev``, made valid; with ``write``, the only valid one.
 
         ``overwrite`` says the caller replaces all the data, so a stale copy
-        needs no move first; none is valid then until the caller has written
-        it (:meth:`_written`, which alone overwrites, says so).  Runs under the buffer's lock, so concurrent
-        readers never move a copy twice.
+        needs no move first; no copy is valid then until the caller has
+        written it (:meth:`_written`, the one caller that overwrites, says
+        so).  Runs under the buffer's lock, so concurrent readers never move
+        a copy twice.
         """
         with self._lock:
             if self._released:
@@ -1282,7 +1283,7 @@ class UnifiedBuffer:
         # Backend.copy_into copies: the buffer's copy never shares memory
         # with the caller's array, whose later writes (MLX's through NumPy
         # too) must not reach it.
-        device_backend = backend
+        device_backend = backend  # (a name the closure below sees as a Backend, not an Optional)
         self._written(
             dev,
             "UnifiedBuffer.copy_from",

@@ -797,10 +797,12 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     return numpy_call(name, getattr(ufunc, method), inputs, dict(kwargs), f"numpy.{name}")
 
 
-#: One plan per ufunc call signature off the host, ``np.sin(x)`` with x on
-#: MLX: the signature (the ufunc; each input's dtype and device, or a Python
-#: scalar's type) -> the namespace function :func:`numpy_call` comes to for
-#: it, called with the inputs as they are; None where the call needs
+#: One plan per ufunc call signature, ``np.sin(x)``: the signature (the
+#: ufunc; each input's dtype and device, or a Python scalar's type) -> the
+#: namespace function :func:`numpy_call` comes to for it off the host (on
+#: the host, where numpy_call runs the ufunc on the host copy, the
+#: namespace's elementwise function is that ufunc on that copy: the tests
+#: hold the two equal), called with the inputs as they are; None where the call needs
 #: numpy_call's steps (a route other than the standard's, inputs on several
 #: devices, a backend that runs NumPy's own API, a loop NumPy lacks: the
 #: general path raises it).  What decides the plan is the signature alone:
@@ -862,25 +864,13 @@ def _plan_function(key: tuple, func: Any, x: UnifiedArray) -> Any:
     name = numpy_name(func)
     route = ROUTES.get(name)
     dev = x.device
-    if (
-        route is not None
-        and route.kind == "standard"
-        and dev is not CPU
-        and not backend_for(dev).numpy_compatible
-        and not _writes_first(name, (x,), {})
-        and name not in _ASKS_ABOUT_MEMORY
-    ):
+    if route is None or dev is CPU or backend_for(dev).numpy_compatible or name in _ASKS_ABOUT_MEMORY:
+        pass  # no row; the host runs NumPy's own function; CuPy runs NumPy's API; asked of memory itself
+    elif route.kind == "standard" and not _writes_first(name, (x,), {}):
         standard = _standard_call(route.target, func, (x,), {})
         if standard is not None and len(standard[1]) == 1 and standard[1][0] is x and not standard[2]:
             plan = standard[0]
-    elif (
-        route is not None
-        and route.kind == "compose"
-        and dev is not CPU
-        and not backend_for(dev).numpy_compatible
-        and not isinstance(func, np.ufunc)
-        and name not in _ASKS_ABOUT_MEMORY
-    ):
+    elif route.kind == "compose" and not isinstance(func, np.ufunc):
         recipe = route.target
         sig = _signature(recipe)
         try:

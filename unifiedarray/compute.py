@@ -88,7 +88,10 @@ def _corrections(xp: Any) -> dict[str, Callable[..., Any]]:
         # whether any element is special waits for the data (a sync per call).
         inf_over_finite = xp.isinf(a) & xp.isfinite(b) & (b != 0)
         finite_over_inf = xp.isfinite(a) & (a != 0) & xp.isinf(b) & (xp.signbit(a) != xp.signbit(b))
-        out = xp.where(inf_over_finite, a / b, out)
+        # inf / finite is the standard's answer there; elsewhere the divisor
+        # is 1, so dividing raises no floating-point warning NumPy would not.
+        ratio = a / xp.where(inf_over_finite, b, xp.asarray(1, dtype=out.dtype))
+        out = xp.where(inf_over_finite, ratio, out)
         return xp.where(finite_over_inf, xp.asarray(-0.0, dtype=out.dtype), out)
 
     def complex_only(base: Callable[[Any], Any]) -> Callable[..., Callable[[Any], Any]]:
