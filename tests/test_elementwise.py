@@ -207,3 +207,25 @@ def test_sign_of_complex_numbers_near_the_ends_of_the_range_is_numpys(device):
     got = xp.sign(xp.asarray(z, device=device))
     assert got.dtype == xp.complex64
     np.testing.assert_allclose(np.asarray(got.tolist()), np.sign(z), rtol=1e-6)
+
+
+def test_floor_divide_on_the_host_warns_what_numpy_warns():
+    """The standard's special cases (``inf // finite``) are corrected after
+    NumPy's floor_divide without a floating-point operation NumPy would not
+    make: the host warns exactly NumPy's warnings (a correction once
+    divided every element, and warned of a division by zero NumPy's call
+    does not report)."""
+    import warnings
+
+    a = np.array([1.0, -2.0, 0.0, np.inf, -np.inf, 5.0, 7.0])
+    b = np.array([0.0, 0.0, 0.0, 2.0, 3.0, np.inf, 2.0])
+
+    def caught(fn):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            fn()
+        return sorted(str(w.message) for w in seen)
+
+    assert caught(lambda: xp.floor_divide(xp.asarray(a), xp.asarray(b))) == caught(lambda: np.floor_divide(a, b))
+    c, d = a[5:], b[5:]  # finite over inf and finite: no warning from NumPy
+    assert caught(lambda: xp.floor_divide(xp.asarray(c), xp.asarray(d))) == caught(lambda: np.floor_divide(c, d)) == []
