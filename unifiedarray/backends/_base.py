@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -24,6 +25,9 @@ from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
+
+if sys.platform != "win32":
+    import resource
 
 from .._devices import Device
 
@@ -601,14 +605,10 @@ def largest_host_allocation() -> int:
     except OSError:
         pass
     largest = total + swap
-    try:
-        import resource
-
+    if sys.platform != "win32":  # (Windows has no resource module)
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
         if soft != resource.RLIM_INFINITY:
             largest = min(largest, soft)
-    except (ImportError, OSError, ValueError):  # no resource module (Windows)
-        pass
     return largest
 
 
