@@ -685,3 +685,15 @@ def test_an_array_larger_than_memory_is_a_memory_error_not_the_end_of_the_proces
     with pytest.raises(MemoryError):
         make(device)
     assert float(xp.sum(xp.ones(3, device=device))) == 3.0  # and the process goes on
+
+
+@needs_mlx
+def test_views_of_a_broadcast_larger_than_memory_are_never_refused_on_mlx():
+    """A broadcast of 2**36 elements is strides on MLX: its transpose and
+    basic indices are views too, and reading one element allocates nothing
+    (the size check once refused ``b.T`` and ``b[:, None]``).  (The host
+    gives a broadcast memory of its own, a copy: a ``MemoryError`` there.)"""
+    b = xp.broadcast_to(xp.ones(1, device="mlx"), (2**18, 2**18))
+    assert float(b.T[0, 0]) == 1.0
+    assert float(b[:, None][0, 0, 0]) == 1.0
+    assert float(b[::2][3, 5]) == 1.0

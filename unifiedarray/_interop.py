@@ -797,12 +797,12 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     return numpy_call(name, getattr(ufunc, method), inputs, dict(kwargs), f"numpy.{name}")
 
 
-#: One plan per ufunc call signature, ``np.sin(x)``: the signature (the
-#: ufunc; each input's dtype and device, or a Python scalar's type) -> the
-#: namespace function :func:`numpy_call` comes to for it off the host (on
-#: the host, where numpy_call runs the ufunc on the host copy, the
-#: namespace's elementwise function is that ufunc on that copy: the tests
-#: hold the two equal), called with the inputs as they are; None where the call needs
+#: One plan per ufunc call signature off the host, ``np.sin(x)`` with x on
+#: MLX: the signature (the ufunc; each input's dtype and device, or a Python
+#: scalar's type) -> the namespace function :func:`numpy_call` comes to for
+#: it, called with the inputs as they are (on the host numpy_call runs
+#: NumPy's own ufunc, whose answers, warnings and errors are NumPy's, where
+#: the namespace's are the standard's); None where the call needs
 #: numpy_call's steps (a route other than the standard's, inputs on several
 #: devices, a backend that runs NumPy's own API, a loop NumPy lacks: the
 #: general path raises it).  What decides the plan is the signature alone:
@@ -836,7 +836,7 @@ def _plan_ufunc(key: tuple, ufunc: np.ufunc, inputs: tuple) -> Any:
     route = ROUTES.get(ufunc.__name__)
     if len(devices) == 1 and len(inputs) == ufunc.nin and route is not None and route.kind == "standard":
         (dev,) = devices
-        if not backend_for(dev).numpy_compatible:
+        if dev is not CPU and not backend_for(dev).numpy_compatible:  # the host runs NumPy's own ufunc
             try:
                 _check_ufunc_types(ufunc, inputs, {}, None)
             except TypeError:

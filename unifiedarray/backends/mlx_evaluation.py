@@ -855,7 +855,18 @@ _LARGEST = [2**63]
 
 #: The functions whose result is a view of its input's memory (MLX
 #: evaluates a broadcast as strides, as NumPy does): never too large.
-_VIEWS = frozenset(["broadcast_to", "broadcast_arrays", "expand_dims", "reshape", "permute_dims", "squeeze"])
+_VIEWS = frozenset(
+    [
+        "broadcast_to",
+        "broadcast_arrays",
+        "expand_dims",
+        "reshape",
+        "permute_dims",
+        "squeeze",
+        "view_getitem",  # a view's basic index (b[::2], b[:, None])
+        "view_permute",  # a view's transpose (b.T)
+    ]
+)
 
 
 def _too_large(path: str, res: Any) -> MemoryError:
