@@ -1727,3 +1727,19 @@ def test_a_kernel_runs_eager_first_then_compiled_and_falls_back_where_the_trace_
     for _ in range(3):
         assert np.array(k2(x)).tolist() == [2.0, 4.0]
     assert k2.seen[signature] is False
+
+
+def test_complex_division_is_numpys_at_every_edge():
+    """complex64 division over every pair of parts drawn from the special
+    values (signed zeros, a subnormal, the largest float, infinities, NaN):
+    NumPy's answer, to float32 rounding.  MLX gave ``inf + 2e22j`` for
+    ``(1 + 1.2e-20j) / 5.7e-43`` where NumPy's reciprocal overflows
+    (``inf + inf j``: a draw of the differential test found it)."""
+    vals = [0.0, -0.0, 1.0, -2.5, 5.73e-43, 3e38, math.inf, -math.inf, math.nan, 1.1664494e-20]
+    cs = np.array([complex(r, i) for r in vals for i in vals], dtype=np.complex64)
+    a, b = np.repeat(cs, cs.size), np.tile(cs, cs.size)
+    with np.errstate(all="ignore"):
+        want = a / b
+    got = np.array(ns.divide(mx.array(a), mx.array(b)))
+    np.testing.assert_allclose(got.real, want.real, rtol=2e-6, equal_nan=True)
+    np.testing.assert_allclose(got.imag, want.imag, rtol=2e-6, equal_nan=True)

@@ -309,11 +309,25 @@ def _divide(a: Array, b: Array) -> Array:
     out = mx.divide(a, b)
     if out.dtype != mx.complex64:  # (a may be a Python float: see _PLAIN_MLX)
         return out
-    # By a complex zero MLX divides by its signed parts (giving -inf for
-    # 1 / (-0 + 0j)); NumPy divides each part by |b| = +0.
-    zero = mx.array(0.0, dtype=mx.float32)
-    by_zero = _complex(mx.real(a) / zero, mx.imag(a) / zero)
-    return mx.where(b == 0, by_zero, out)
+    # NumPy's complex division (Smith's method, scaled by the reciprocal of
+    # the denominator, as its CFLOAT_divide loop computes it), where MLX's
+    # differs at the edges: 1 / (-0 + 0j) (MLX divides by the signed parts,
+    # NumPy each part by |b| = +0), and a subnormal divisor, whose
+    # reciprocal overflows (NumPy: inf + inf j).
+    ar, ai, br, bi = mx.real(a), mx.imag(a), mx.real(b), mx.imag(b)
+    real_larger = mx.abs(br) >= mx.abs(bi)
+    zero = (br == 0) & (bi == 0)
+    one = mx.array(1.0, dtype=mx.float32)
+    rat1 = bi / mx.where(zero, one, br)
+    scl1 = one / (br + bi * rat1)
+    rat2 = br / mx.where(real_larger, one, bi)
+    scl2 = one / (bi + br * rat2)
+    re = mx.where(real_larger, (ar + ai * rat1) * scl1, (ar * rat2 + ai) * scl2)
+    im = mx.where(real_larger, (ai - ar * rat1) * scl1, (ai * rat2 - ar) * scl2)
+    by_zero = mx.abs(br)
+    re = mx.where(zero, ar / by_zero, re)
+    im = mx.where(zero, ai / by_zero, im)
+    return _complex(re, im)
 
 
 def _pow(a: Array, b: Array) -> Array:
