@@ -595,16 +595,8 @@ def largest_host_allocation() -> int:
     """The most bytes one host allocation can ever get: the host's memory
     and swap, or this process's address-space limit where that is lower
     (``RLIMIT_AS``).  Past it an allocation fails whatever else is free."""
-    _, total = host_memory_info()
-    swap = 0
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("SwapTotal:"):
-                    swap = int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    largest = total + swap
+    info = _meminfo()
+    largest = host_memory_info(info)[1] + info.get("SwapTotal", 0)
     if sys.platform != "win32":  # (Windows has no resource module)
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
         if soft != resource.RLIM_INFINITY:
@@ -612,17 +604,25 @@ def largest_host_allocation() -> int:
     return largest
 
 
-def host_memory_info() -> tuple[int, int]:
-    """``(free, total)`` bytes of host memory (``MemAvailable`` on Linux)."""
+def _meminfo() -> dict[str, int]:
+    """``/proc/meminfo`` in bytes (Linux), or empty where there is none."""
     try:
         with open("/proc/meminfo") as f:
-            info = {line.split(":")[0]: int(line.split()[1]) * 1024 for line in f if ":" in line}
-        return info.get("MemAvailable", info.get("MemFree", 0)), info["MemTotal"]
+            return {line.split(":")[0]: int(line.split()[1]) * 1024 for line in f if ":" in line}
     except OSError:
-        page = os.sysconf("SC_PAGE_SIZE")
-        total = os.sysconf("SC_PHYS_PAGES") * page
-        try:
-            free = os.sysconf("SC_AVPHYS_PAGES") * page
-        except (ValueError, OSError):  # macOS has no SC_AVPHYS_PAGES
-            free = total
-        return free, total
+        return {}
+
+
+def host_memory_info(info: dict[str, int] | None = None) -> tuple[int, int]:
+    """``(free, total)`` bytes of host memory (``MemAvailable`` on Linux;
+    ``info``: :func:`_meminfo` already read)."""
+    info = _meminfo() if info is None else info
+    if "MemTotal" in info:
+        return info.get("MemAvailable", info.get("MemFree", 0)), info["MemTotal"]
+    page = os.sysconf("SC_PAGE_SIZE")
+    total = os.sysconf("SC_PHYS_PAGES") * page
+    try:
+        free = os.sysconf("SC_AVPHYS_PAGES") * page
+    except (ValueError, OSError):  # macOS has no SC_AVPHYS_PAGES
+        free = total
+    return free, total

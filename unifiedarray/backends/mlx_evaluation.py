@@ -847,7 +847,7 @@ def guard(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 #: ``mx.ones((2**30, 16))`` on a 24 GB machine ends the process (SIGSEGV).
 #: So a namespace function's result larger than any allocation can be is
 #: refused where it is built, NumPy's ``MemoryError`` (``xp.ones``,
-#: ``broadcast_to``, ``tile``, ``outer``...).  Not caught: an array that is
+#: ``tile``, ``outer``...; a view, :data:`_VIEWS`, never is).  Not caught: an array that is
 #: smaller but still does not fit in what is free, and a broadcasting
 #: operator's result on the operators' fast path.
 _LARGEST = [2**63]
