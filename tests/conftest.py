@@ -138,6 +138,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
+def _error_state_reported_by_its_test():
+    """MLX reports NumPy's floating-point warnings at the next evaluation
+    (``mlx_evaluation.check_errors``): whatever a test left waiting is
+    reported as it ends, so that the test that divided by zero is the one
+    that answers for it, not the next one to read an array."""
+    yield
+    if "unifiedarray.backends.mlx_evaluation" in sys.modules:
+        evaluation = sys.modules["unifiedarray.backends.mlx_evaluation"]
+        if evaluation._PENDING:
+            evaluation.evaluate()
+
+
+@pytest.fixture(autouse=True)
 def _no_cuda_hazards():
     """Under the simulated runtime: a test fails if it logged a hazard."""
     if not CUDA_SIMULATED:

@@ -36,6 +36,7 @@ from .mlx_evaluation import (
     NP_TO_MX,
     arrays_in,
     at_risk,
+    compiled,
     compute_context,
     direct_call,
     evaluate,
@@ -49,6 +50,7 @@ from .mlx_evaluation import (
     settle_arguments,
     start,
     streams,
+    synchronize,
 )
 
 _LEASE: Any = None  # the class of leased MLX handles, made by the probe
@@ -296,6 +298,11 @@ class MLXBackend(Backend):
     def device_of(self, native: Any) -> Device:
         return MLX
 
+    def synchronize(self, device: Device) -> None:
+        """Wait for the library's MLX work (see
+        :func:`~unifiedarray.backends.mlx_evaluation.synchronize`)."""
+        synchronize()
+
     def memory_info(self, device: Device) -> tuple[int, int]:
         mx = self.mx
         if self.metal:
@@ -438,7 +445,7 @@ class MLXBackend(Backend):
             return None
         impl, out = found
         arity = 1 if name in ns.DIRECT_REDUCTIONS else len(signature)
-        return direct_call(impl, arity, type(impl) is _MLX_FUNCTION), np_dtype(out)
+        return direct_call(impl, arity, type(impl) is _MLX_FUNCTION, name), np_dtype(out)
 
     def write_context(self, device: Device) -> Any:
         """None: write() enters the library's stream itself, inside the
@@ -454,8 +461,10 @@ class MLXBackend(Backend):
 
     def compile(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """``mx.compile(fn)``: one compiled graph per input shapes and
-        dtypes (MLX's own cache, inside the function it returns)."""
-        return self.mx.compile(fn)
+        dtypes (MLX's own cache, inside the function it returns), with
+        NumPy's error state applied to its runs as to eager calls
+        (:func:`~unifiedarray.backends.mlx_evaluation.compiled`)."""
+        return compiled(self.mx.compile, fn)
 
     def dtype_of(self, native: Any) -> np.dtype:
         return np_dtype(native.dtype)

@@ -122,6 +122,7 @@ from __future__ import annotations
 import _thread
 import contextlib
 import functools
+import math
 import re
 import threading
 import weakref
@@ -132,6 +133,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.linalg import LinAlgError
 
+from . import _error_state
 from ._base import largest_host_allocation
 
 #: Serialises every evaluation of the library's stream (see "Threads" above).
@@ -180,6 +182,8 @@ def _build_dtype_tables(mx: Any) -> None:
         mx_dtype = getattr(mx, "bool_" if name == "bool" else name)
         NP_TO_MX[np.dtype(name)] = mx_dtype
         MX_TO_NP[mx_dtype] = np.dtype(name)
+        if name.startswith(("float", "complex")):
+            _INEXACT.add(mx_dtype)
 
 
 def mx_dtype(dtype: np.dtype) -> Any:
@@ -309,7 +313,7 @@ def run(fn: Callable[..., Any], *args: Any) -> Any:
         _release()
 
 
-def direct_call(fn: Callable[..., Any], arity: int, mlx_function: bool) -> Callable[..., Any]:
+def direct_call(fn: Callable[..., Any], arity: int, mlx_function: bool, name: str = "") -> Callable[..., Any]:
     """``fn`` (what the namespace's ``direct_function`` gave: an
     ``mlx.core`` function where ``mlx_function``, else a namespace impl)
     as the dispatch's fast path calls it with ``arity`` arguments: what the
@@ -321,9 +325,12 @@ def direct_call(fn: Callable[..., Any], arity: int, mlx_function: bool) -> Calla
     float64): an MLX function is given that stream (``stream=``, which
     costs less than entering it); an impl runs inside it, and where it
     hands back its argument (``positive``) the caller gets a new handle,
-    as from the namespace function.  Never evaluates."""
+    as from the namespace function.  Never evaluates.  ``name``, the
+    namespace function's, gives its floating-point rule (see
+    :func:`check_errors`), applied as the guard applies it."""
     if _MX is None:
         _ready()
+    rule = _ERROR_RULES.get(name)
     # acquire/release in try/finally, not ``with lock``: half the cost of
     # the context protocol, a measurable share of a small call's.
     acquire, release = _acquire, _release
@@ -337,7 +344,10 @@ def direct_call(fn: Callable[..., Any], arity: int, mlx_function: bool) -> Calla
             try:
                 if _ROOTS:
                     settle_arguments((a,))
-                return fn(a, stream=stream)
+                res = fn(a, stream=stream)
+                if rule is not None:
+                    check_errors(rule, (a,), res)
+                return res
             finally:
                 release()
 
@@ -349,7 +359,10 @@ def direct_call(fn: Callable[..., Any], arity: int, mlx_function: bool) -> Calla
             try:
                 if _ROOTS:
                     settle_arguments((a, b))
-                return fn(a, b, stream=stream)
+                res = fn(a, b, stream=stream)
+                if rule is not None:
+                    check_errors(rule, (a, b), res)
+                return res
             finally:
                 release()
 
@@ -361,6 +374,8 @@ def direct_call(fn: Callable[..., Any], arity: int, mlx_function: bool) -> Calla
                 settle_arguments(args)
             with _MX.stream(stream):
                 res = fn(*args)
+            if rule is not None:
+                check_errors(rule, args, res)
         for a in args:
             if res is a:
                 return mx_array(a)
@@ -394,6 +409,7 @@ def _evaluate(arrays: Any, fallible: bool, operation: str = "evaluation") -> Non
     :func:`_evaluate_fallible`); ``operation`` is what a refusal names."""
     if _MX is None:
         _ready()
+    found = None
     _acquire()  # (not ``with``: see direct_call)
     try:
         if _ROOTS:
@@ -408,8 +424,12 @@ def _evaluate(arrays: Any, fallible: bool, operation: str = "evaluation") -> Non
             if err is exc:
                 raise
             raise err from exc
+        if _PENDING:
+            found = _pending_errors()
     finally:
         _release()
+    if found:
+        _report(found)
 
 
 #: How MLX's refusal of an array whose graph is bound to another thread's
@@ -481,17 +501,36 @@ def evaluate_element(native: Any) -> Any:
     call into MLX and its lock cost a tenth of a small read."""
     if _MX is None:
         _ready()
+    found = None
     _acquire()  # (not ``with``: see direct_call)
     try:
         if _ROOTS:
             settle_arguments((native,))
         try:
-            return native.item()
+            value = native.item()
         except Exception as exc:
             err = _evaluation_failed((native,), exc, _ITEM)
             if err is exc:
                 raise
             raise err from exc
+        if _PENDING:
+            found = _pending_errors()
+    finally:
+        _release()
+    if found:
+        _report(found)
+    return value
+
+
+def synchronize() -> None:
+    """Wait for the library's streams (work :func:`schedule` started), then
+    report every floating-point check still waiting (see
+    :func:`check_errors`): a program's point where MLX's warnings are due."""
+    _evaluate((), False)
+    _acquire()
+    try:
+        for s in _STREAMS:
+            _MX.synchronize(s)
     finally:
         _release()
 
@@ -519,6 +558,195 @@ def settle(native: Any) -> Any:
     if not lazy_writes:
         schedule(native)
     return native
+
+
+# -- NumPy's floating-point error state ------------------------------------------------------
+
+#: Namespace function -> its floating-point rule (see :mod:`._error_state`).
+_ERROR_RULES = _error_state.RULES
+_modes = _error_state.modes
+
+#: The calls whose flags wait for the next evaluation: (rule, operands,
+#: result, the call's modes), in call order.  Appended and taken under the
+#: evaluation lock.  Bounded (:data:`_MAX_PENDING` calls, or
+#: :data:`_MAX_PENDING_BYTES` of results): the operands and results it holds
+#: would otherwise outlive the program's own references.
+_PENDING: list[tuple[Any, tuple[Any, ...], Any, tuple[str, str, str]]] = []
+_MAX_PENDING = 1024
+#: ``[bytes]`` of the results waiting, and the most they may hold
+_PENDING_BYTES = [0]
+_MAX_PENDING_BYTES = 64 * 2**20
+
+#: The checks of the functions MLX is tracing (``mx.compile``, see
+#: :func:`compiled`), innermost last: while it traces, its arrays are
+#: placeholders, so a call's operands and result become the compiled
+#: function's extra outputs instead.  Changed and read under the evaluation
+#: lock (a trace runs inside ``compute_context``).
+_TRACING: list[list[tuple[Any, tuple[Any, ...], Any]]] = []
+
+#: The MLX dtypes of floating results (filled with the dtype tables): an
+#: integer or bool result is checked only where its rule says it can flag.
+_INEXACT: set[Any] = set()
+
+
+def check_errors(rule: Any, args: tuple[Any, ...], res: Any) -> None:
+    """Apply NumPy's error state to one call's MLX result ``res`` of a
+    function with floating-point ``rule``: where the call's context says
+    "raise" for any flag, the call's flags are found now and acted on
+    (``FloatingPointError`` at the call, as NumPy raises); otherwise the
+    check waits for the next evaluation of anything (:func:`evaluate`,
+    :func:`evaluate_element`, :func:`synchronize`), which warns (or calls,
+    logs, prints) then, in the evaluating thread.  Nothing where all three
+    modes are "ignore" (a context variable's read), or for an integer
+    result that cannot flag.  Inside a function MLX traces, the call joins
+    the trace (:func:`compiled`).  Under the evaluation lock (the guard's
+    and :func:`direct_call`'s caller holds it)."""
+    if type(res) is not _MX.array or (res.dtype not in _INEXACT and not rule.integer_flags):
+        return
+    if _TRACING:
+        _TRACING[-1].append((rule, args[: rule.arity], res))
+        return
+    found_modes = _modes()
+    if found_modes is None:
+        return
+    call = (rule, args[: rule.arity], res, found_modes)
+    if _error_state.eager(found_modes) or len(_PENDING) >= _MAX_PENDING - 1:
+        _checked_call(call)
+        return
+    # (the common case inline: one more call costs a tenth of a small call)
+    _PENDING.append(call)
+    _PENDING_BYTES[0] += res.nbytes
+    if _PENDING_BYTES[0] > _MAX_PENDING_BYTES:
+        found = _pending_errors()
+        if found:
+            _report(found)
+
+
+def _checked_call(call: tuple[Any, Any, Any, tuple[str, str, str]]) -> None:
+    """One call's check, made or left waiting (see :func:`check_errors`)."""
+    if _error_state.eager(call[3]):
+        found = _found_flags([call])[0]
+        if found is not None:
+            _report([(call[0], call[3], found)])
+        return
+    _PENDING.append(call)
+    _PENDING_BYTES[0] += call[2].nbytes
+    if len(_PENDING) >= _MAX_PENDING or _PENDING_BYTES[0] > _MAX_PENDING_BYTES:
+        found_all = _pending_errors()
+        if found_all:
+            _report(found_all)
+
+
+def compiled(compile: Callable[[Any], Any], fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``compile(fn)`` (``mx.compile``) with NumPy's error state applied
+    as an eager call applies it: the operands and result of every call the
+    trace checks are the compiled function's extra outputs, and each run
+    hands them to :func:`check_errors`'s rule under the run's own modes.  A
+    run under "raise" checks them at the run (the fused call then falls
+    back to its eager calls, which raise at the call that flags)."""
+    layout: list[Any] = []  # per traced check: (rule, operand slots, result slot)
+
+    def traced(*args: Any) -> Any:
+        collected: list[tuple[Any, tuple[Any, ...], Any]] = []
+        _TRACING.append(collected)
+        try:
+            out = fn(*args)
+        finally:
+            _TRACING.pop()
+        arrays: list[Any] = []
+        calls = []
+        for rule, operands, res in collected:
+            slots = []
+            for o in operands:  # an array's slot among the outputs, or a constant of the trace
+                slots.append(("array", len(arrays)) if type(o) is _MX.array else ("constant", o))
+                if type(o) is _MX.array:
+                    arrays.append(o)
+            calls.append((rule, tuple(slots), len(arrays)))
+            arrays.append(res)
+        layout[:] = calls
+        return out, tuple(arrays)
+
+    kernel = compile(traced)
+
+    def run(*args: Any) -> Any:
+        out, arrays = kernel(*args)
+        found_modes = _modes() if layout and not _TRACING else None
+        if found_modes is not None:
+            for rule, slots, res in layout:
+                operands = tuple(arrays[i] if kind == "array" else i for kind, i in slots)
+                _checked_call((rule, operands, arrays[res], found_modes))
+        return out
+
+    return run
+
+
+def _host(a: Any) -> Any:
+    """An evaluated MLX array's memory as a NumPy array (no copy: the CPU's
+    memory, or Metal's unified memory; only read); anything else as it is."""
+    if type(a) is _MX.array:
+        return np.asarray(memoryview(a))
+    return a
+
+
+def _found_flags(calls: list[Any]) -> list[list[bool] | None]:
+    """Every call's three flags (None: none set), found on the host: the
+    calls' results and operands evaluated together (one wait: a read
+    evaluates them anyway), then each result's one pass, and NumPy's rule
+    only for a result that holds a NaN or an infinity
+    (:func:`~unifiedarray.backends._error_state.host_flags`).  MLX's own
+    reductions cost tens of microseconds a call on the CPU."""
+    arrays = [c[2] for c in calls]
+    arrays += [o for c in calls for o in c[1] if type(o) is _MX.array]
+    _MX.eval(*arrays)
+    return [
+        None
+        if res.dtype in _INEXACT and _finite(res)
+        else _error_state.host_flags(rule, tuple(_host(o) for o in operands), _host(res))
+        for rule, operands, res, _ in calls
+    ]
+
+
+def _finite(res: Any) -> bool:
+    """Whether an evaluated floating MLX array holds no NaN or infinity:
+    the clean call's one pass.  A small real array is read through its
+    buffer by Python (a microsecond: NumPy's ufunc costs three)."""
+    view = memoryview(res)
+    if view.format in _REAL_FORMATS and view.nbytes <= 512 and view.c_contiguous:
+        return all(map(math.isfinite, view if view.ndim == 1 else view.cast("B").cast(view.format)))  # type: ignore[call-overload]
+    return bool(np.isfinite(np.asarray(view)).all())
+
+
+_REAL_FORMATS = frozenset("efd")
+
+
+def _pending_errors() -> list[tuple[Any, tuple[str, str, str], list[bool]]]:
+    """Take the waiting checks (:data:`_PENDING`) and evaluate their flags:
+    those that found any, to :func:`_report` once the lock is released."""
+    calls = _PENDING[:]
+    _PENDING.clear()
+    _PENDING_BYTES[0] = 0
+    if _ROOTS:  # a result whose evaluation failed is poisoned: its reads raise that instead
+        calls = [c for c in calls if poisoned(c[2]) is None]
+        if not calls:
+            return []
+    try:
+        flags = _found_flags(calls)
+    except Exception as exc:
+        # A kernel failed that the failure table misses (see "Failures at
+        # evaluation"), in the graph of a result waiting for its check: MLX
+        # does not say which, so every such result is poisoned with it (a
+        # false error at worst, never unwritten memory read as data).
+        _poison([c[2] for c in calls], _FailedRoot("evaluation", exc))
+        _drain()
+        return []
+    return [(rule, m, f) for (rule, _, _, m), f in zip(calls, flags, strict=True) if f is not None and any(f)]
+
+
+def _report(found: list[tuple[Any, tuple[str, str, str], list[bool]]]) -> None:
+    """Act on found flags as NumPy would have at each call (see
+    :func:`unifiedarray.backends._error_state.report`)."""
+    for rule, found_modes, flags in found:
+        _error_state.report(rule, found_modes, flags)
 
 
 # -- evaluation failures: the table, the guard, the poisoned arrays ---------------------------
@@ -828,6 +1056,9 @@ def guard(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         return at_call
 
     largest = [2**63] if path in _VIEWS else _LARGEST
+    rule = _ERROR_RULES.get(path)
+    if rule is not None:
+        return _checked(path, fn, rule)
 
     @functools.wraps(fn)
     def plain(*args: Any, **kwargs: Any) -> Any:
@@ -839,6 +1070,23 @@ def guard(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         return res
 
     return plain
+
+
+def _checked(path: str, fn: Callable[..., Any], rule: Any) -> Callable[..., Any]:
+    """The guard's wrapper of a function with a floating-point rule (see
+    :func:`check_errors`): settled arguments, the size bound, the check."""
+
+    @functools.wraps(fn)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if _ROOTS:
+            settle_arguments(args, kwargs)
+        res = fn(*args, **kwargs)
+        if getattr(res, "nbytes", 0) > _LARGEST[0]:
+            raise _too_large(path, res)
+        check_errors(rule, args, res)
+        return res
+
+    return checked
 
 
 #: ``[bytes]``: the largest array a namespace function may make on MLX
