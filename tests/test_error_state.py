@@ -297,3 +297,12 @@ def test_finite_and_integer_work_reports_nothing() -> None:
         (i // 2 + i % 3).tolist()
     with pytest.warns(RuntimeWarning, match="divide by zero encountered in floor_divide"):
         (i // 0).tolist()
+
+
+@needs_mlx
+def test_an_empty_result_is_checked_without_error() -> None:
+    e = xp.zeros((0, 3), device="mlx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert (e / e).shape == (0, 3) and (e / 0.0).tolist() == []
+        assert xp.sum(e / e, axis=0).tolist() == [0.0, 0.0, 0.0]

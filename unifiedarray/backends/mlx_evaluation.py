@@ -711,6 +711,8 @@ def _finite(res: Any) -> bool:
     the clean call's one pass.  A small real array is read through its
     buffer by Python (a microsecond: NumPy's ufunc costs three)."""
     view = memoryview(res)
+    if not view.nbytes:  # an empty result (no element to flag; a view of it cannot be cast)
+        return True
     if view.format in _REAL_FORMATS and view.nbytes <= 512 and view.c_contiguous:
         return all(map(math.isfinite, view if view.ndim == 1 else view.cast("B").cast(view.format)))  # type: ignore[call-overload]
     return bool(np.isfinite(np.asarray(view)).all())
