@@ -218,8 +218,7 @@ def flags(xp: Any, rule: Rule, args: Sequence[Any], result: Any) -> list[Any]:
     finite = _all([xp.all(xp.isfinite(a)) for a in operands])
     nan_free = _all([~xp.any(xp.isnan(a)) for a in operands])
     over = xp.any(xp.isinf(result)) & finite
-    invalid = no if rule.shape == CAST else xp.any(xp.isnan(result)) & nan_free
-    return [no, over, invalid]
+    return [no, over, xp.any(xp.isnan(result)) & nan_free]
 
 
 def host_flags(rule: Rule, operands: Sequence[Any], result: np.ndarray) -> list[bool] | None:

@@ -609,17 +609,7 @@ def check_errors(rule: Any, args: tuple[Any, ...], res: Any) -> None:
     found_modes = _modes()
     if found_modes is None:
         return
-    call = (rule, args[: rule.arity], res, found_modes)
-    if _error_state.eager(found_modes) or len(_PENDING) >= _MAX_PENDING - 1:
-        _checked_call(call)
-        return
-    # (the common case inline: one more call costs a tenth of a small call)
-    _PENDING.append(call)
-    _PENDING_BYTES[0] += res.nbytes
-    if _PENDING_BYTES[0] > _MAX_PENDING_BYTES:
-        found = _pending_errors()
-        if found:
-            _report(found)
+    _checked_call((rule, args[: rule.arity], res, found_modes))
 
 
 def _checked_call(call: tuple[Any, Any, Any, tuple[str, str, str]]) -> None:
@@ -1060,7 +1050,7 @@ def guard(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     largest = [2**63] if path in _VIEWS else _LARGEST
     rule = _ERROR_RULES.get(path)
     if rule is not None:
-        return _checked(path, fn, rule)
+        return _checked(path, fn, rule, largest)
 
     @functools.wraps(fn)
     def plain(*args: Any, **kwargs: Any) -> Any:
@@ -1074,7 +1064,7 @@ def guard(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return plain
 
 
-def _checked(path: str, fn: Callable[..., Any], rule: Any) -> Callable[..., Any]:
+def _checked(path: str, fn: Callable[..., Any], rule: Any, largest: list[int]) -> Callable[..., Any]:
     """The guard's wrapper of a function with a floating-point rule (see
     :func:`check_errors`): settled arguments, the size bound, the check."""
 
@@ -1083,7 +1073,7 @@ def _checked(path: str, fn: Callable[..., Any], rule: Any) -> Callable[..., Any]
         if _ROOTS:
             settle_arguments(args, kwargs)
         res = fn(*args, **kwargs)
-        if getattr(res, "nbytes", 0) > _LARGEST[0]:
+        if getattr(res, "nbytes", 0) > largest[0]:
             raise _too_large(path, res)
         check_errors(rule, args, res)
         return res
