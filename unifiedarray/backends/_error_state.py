@@ -69,6 +69,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+try:  # NumPy's module for the error state: private, so it may move
+    from numpy._core import _ufunc_config
+except ImportError:  # pragma: no cover - a NumPy without it
+    _ufunc_config = None  # type: ignore[assignment]
+
 #: What NumPy's messages call each flag, in NumPy's order of handling
 #: (underflow, which is not derived, sits between overflow and invalid).
 KINDS = ("divide by zero", "overflow", "invalid value")
@@ -259,14 +264,12 @@ def _context_key() -> Callable[[], Any]:
     """What identifies the calling context's error state: NumPy 2's context
     variable where this NumPy has it (a read costs about 30 ns); otherwise
     :func:`numpy.geterr` itself, read afresh at each call."""
-    try:
-        from numpy._core import _ufunc_config
-
-        # NumPy's own object for the context's state: no public API names it,
-        # and np.geterr() builds a dict (1.4 us, several times a small call).
-        return _ufunc_config._extobj_contextvar.get  # type: ignore[attr-defined,no-any-return]  # noqa: SLF001
-    except (ImportError, AttributeError):  # pragma: no cover - a NumPy without it
+    # NumPy's own object for the context's state: no public API names it,
+    # and np.geterr() builds a dict (1.4 us, several times a small call).
+    contextvar = getattr(_ufunc_config, "_extobj_contextvar", None)
+    if contextvar is None:  # pragma: no cover - a NumPy without it
         return lambda: tuple(sorted(np.geterr().items()))
+    return contextvar.get  # type: ignore[no-any-return]
 
 
 _KEY = _context_key()
